@@ -1,0 +1,76 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+
+/**
+ * The one error type of the domain. `kind` says which class of failure it is (and so the Connect code and
+ * the HTTP status); `code` is a stable snake_case identifier clients can branch on; `payload` carries
+ * structured detail such as the violated fields.
+ */
+export type ErrorKind =
+  | "bad_request"
+  | "unauthenticated"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "unprocessable"
+  | "too_large"
+  | "rate_limited"
+  | "internal";
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly code: string,
+    message: string,
+    readonly payload?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "DomainError";
+  }
+}
+
+export const badRequest = (code: string, message: string, payload?: Record<string, unknown>) =>
+  new DomainError("bad_request", code, message, payload);
+export const notFound = (what: string) => new DomainError("not_found", "not_found", `${what} not found`);
+export const unprocessable = (code: string, message: string, payload?: Record<string, unknown>) =>
+  new DomainError("unprocessable", code, message, payload);
+export const conflict = (code: string, message: string) => new DomainError("conflict", code, message);
+
+/** Connect code per kind. 422 has no Connect code of its own: FailedPrecondition carries it. */
+export const kindToCode: Record<ErrorKind, Code> = {
+  bad_request: Code.InvalidArgument,
+  unauthenticated: Code.Unauthenticated,
+  forbidden: Code.PermissionDenied,
+  not_found: Code.NotFound,
+  conflict: Code.AlreadyExists,
+  unprocessable: Code.FailedPrecondition,
+  too_large: Code.ResourceExhausted,
+  rate_limited: Code.ResourceExhausted,
+  internal: Code.Internal,
+};
+
+/** HTTP status per kind, used by the REST gateway. */
+export const kindToHttpStatus: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  unprocessable: 422,
+  too_large: 413,
+  rate_limited: 429,
+  internal: 500,
+};
+
+/** Response metadata keys that carry the domain error across the RPC boundary to the gateway. */
+export const ERROR_KIND_HEADER = "sigil-error-kind";
+export const ERROR_CODE_HEADER = "sigil-error-code";
+export const ERROR_PAYLOAD_HEADER = "sigil-error-payload";
+
+/** Converts a DomainError into a ConnectError whose metadata lets the gateway rebuild the spec's body. */
+export function toConnectError(err: DomainError, extraHeaders?: HeadersInit): ConnectError {
+  const metadata = new Headers(extraHeaders);
+  metadata.set(ERROR_KIND_HEADER, err.kind);
+  metadata.set(ERROR_CODE_HEADER, err.code);
+  if (err.payload) metadata.set(ERROR_PAYLOAD_HEADER, encodeURIComponent(JSON.stringify(err.payload)));
+  return new ConnectError(err.message, kindToCode[err.kind], metadata);
+}
