@@ -1,0 +1,19 @@
+import pgPromise, { type IBaseProtocol, type IDatabase } from "pg-promise";
+
+/** pg-promise root with the project's conventions: timestamptz as Date, bigint count() as number. */
+const pgp = pgPromise({ capSQL: true });
+pgp.pg.types.setTypeParser(20, (v: string) => Number(v)); // int8: counts fit in a double here
+
+export type Database = IDatabase<unknown>;
+/** A database or an open transaction/task: every repository function accepts either. */
+export type Queryable = IBaseProtocol<unknown>;
+
+export function connectDatabase(url: string, opts: { max?: number } = {}): Database {
+  return pgp({ connectionString: url, max: opts.max ?? 20 });
+}
+
+export async function closeDatabase(db: Database): Promise<void> {
+  await db.$pool.end();
+}
+
+export { pgp };

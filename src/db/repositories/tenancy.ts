@@ -1,0 +1,94 @@
+import { randomUUID } from "node:crypto";
+import type { Queryable } from "../db.js";
+
+export interface EnvironmentRef {
+  id: string;
+  projectId: string;
+  organizationId: string;
+  name: "live" | "sandbox";
+}
+
+export interface Member {
+  id: string;
+  organizationId: string;
+  email: string | null;
+  alias: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  role: string;
+}
+
+export async function insertOrganization(q: Queryable, name: string): Promise<{ id: string; name: string }> {
+  const id = randomUUID();
+  await q.none("INSERT INTO organizations (id, name) VALUES ($1, $2)", [id, name]);
+  return { id, name };
+}
+
+export async function insertProject(q: Queryable, organizationId: string, name: string): Promise<{ id: string }> {
+  const id = randomUUID();
+  await q.none("INSERT INTO projects (id, organization_id, name) VALUES ($1, $2, $3)", [id, organizationId, name]);
+  return { id };
+}
+
+export async function insertEnvironment(
+  q: Queryable,
+  organizationId: string,
+  projectId: string,
+  name: "live" | "sandbox",
+): Promise<EnvironmentRef> {
+  const id = randomUUID();
+  await q.none(
+    `INSERT INTO environments (id, organization_id, project_id, name)
+     SELECT $1, $2, p.id, $4 FROM projects p WHERE p.id = $3 AND p.organization_id = $2`,
+    [id, organizationId, projectId, name],
+  );
+  return { id, projectId, organizationId, name };
+}
+
+export async function insertMember(
+  q: Queryable,
+  organizationId: string,
+  m: { email?: string; alias?: string; firstName?: string; lastName?: string; role: string },
+): Promise<Member> {
+  const row = await q.one(
+    `INSERT INTO members (id, organization_id, email, alias, first_name, last_name, role)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+    [randomUUID(), organizationId, m.email ?? null, m.alias ?? null, m.firstName ?? null, m.lastName ?? null, m.role],
+  );
+  return toMember(row);
+}
+
+export async function findMember(q: Queryable, organizationId: string, memberId: string): Promise<Member | null> {
+  const row = await q.oneOrNone("SELECT * FROM members WHERE organization_id = $1 AND id = $2", [organizationId, memberId]);
+  return row ? toMember(row) : null;
+}
+
+export async function findMemberByEmail(q: Queryable, organizationId: string, email: string): Promise<Member | null> {
+  const row = await q.oneOrNone("SELECT * FROM members WHERE organization_id = $1 AND lower(email) = lower($2)", [
+    organizationId,
+    email,
+  ]);
+  return row ? toMember(row) : null;
+}
+
+export async function findOrganization(q: Queryable, organizationId: string): Promise<{ id: string; name: string } | null> {
+  return q.oneOrNone("SELECT id, name FROM organizations WHERE id = $1", [organizationId]);
+}
+
+function toMember(r: Record<string, any>): Member {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    email: r.email,
+    alias: r.alias,
+    firstName: r.first_name,
+    lastName: r.last_name,
+    role: r.role,
+  };
+}
+
+/** Public SDK operations name their environment in the path; this is how they find it. */
+export async function findEnvironment(q: Queryable, environmentId: string): Promise<EnvironmentRef | null> {
+  const row = await q.oneOrNone("SELECT id, project_id, organization_id, name FROM environments WHERE id = $1", [environmentId]);
+  return row ? { id: row.id, projectId: row.project_id, organizationId: row.organization_id, name: row.name } : null;
+}

@@ -1,0 +1,109 @@
+import { randomUUID } from "node:crypto";
+import type { Queryable } from "../db.js";
+
+export interface TokenRecord {
+  id: string;
+  organizationId: string;
+  environmentId: string;
+  checksum: string;
+  note: string;
+  active: boolean;
+  permissions: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  createdBy: { id: string; email: string | null; alias: string | null; firstName: string | null; lastName: string | null } | null;
+}
+
+/** What authentication needs to know about a token, found by the hash of the raw token. */
+export interface TokenPrincipalRecord {
+  tokenId: string;
+  environmentId: string;
+  projectId: string;
+  organizationId: string;
+  memberId: string | null;
+  permissions: string[];
+}
+
+const SELECT_TOKEN = `
+  SELECT t.*, m.email AS m_email, m.alias AS m_alias, m.first_name AS m_first_name, m.last_name AS m_last_name
+  FROM api_tokens t LEFT JOIN members m ON m.id = t.created_by_member_id`;
+
+export async function insertToken(
+  q: Queryable,
+  environmentId: string,
+  t: { organizationId: string; tokenHash: Buffer; checksum: string; note: string; createdByMemberId: string | null; permissions: string[] },
+): Promise<TokenRecord> {
+  const id = randomUUID();
+  await q.none(
+    `INSERT INTO api_tokens (id, organization_id, environment_id, token_hash, checksum, note, created_by_member_id, permissions)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [id, t.organizationId, environmentId, t.tokenHash, t.checksum, t.note, t.createdByMemberId, t.permissions],
+  );
+  const row = await q.one(`${SELECT_TOKEN} WHERE t.environment_id = $1 AND t.id = $2`, [environmentId, id]);
+  return toToken(row);
+}
+
+export async function listTokens(q: Queryable, environmentId: string): Promise<TokenRecord[]> {
+  const rows = await q.any(`${SELECT_TOKEN} WHERE t.environment_id = $1 AND t.deleted_at IS NULL ORDER BY t.created_at DESC`, [
+    environmentId,
+  ]);
+  return rows.map(toToken);
+}
+
+/** Soft-deletes the token; returns its hash so that caches can be invalidated, or null when absent. */
+export async function deleteToken(q: Queryable, environmentId: string, tokenId: string): Promise<Buffer | null> {
+  const row = await q.oneOrNone(
+    `UPDATE api_tokens SET deleted_at = now(), active = false
+     WHERE environment_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING token_hash`,
+    [environmentId, tokenId],
+  );
+  return row ? (row.token_hash as Buffer) : null;
+}
+
+/**
+ * The one lookup that is not tenant-scoped, because it establishes the tenant: the hash is the credential.
+ * Only active, undeleted tokens are found.
+ */
+export async function findPrincipalByTokenHash(q: Queryable, tokenHash: Buffer): Promise<TokenPrincipalRecord | null> {
+  const row = await q.oneOrNone(
+    `SELECT t.id, t.environment_id, e.project_id, t.organization_id, t.created_by_member_id, t.permissions
+     FROM api_tokens t JOIN environments e ON e.id = t.environment_id
+     WHERE t.token_hash = $1 AND t.active AND t.deleted_at IS NULL`,
+    [tokenHash],
+  );
+  if (!row) return null;
+  return {
+    tokenId: row.id,
+    environmentId: row.environment_id,
+    projectId: row.project_id,
+    organizationId: row.organization_id,
+    memberId: row.created_by_member_id,
+    permissions: row.permissions,
+  };
+}
+
+/** Records use at most once a minute per token, so authentication stays a read on the hot path. */
+export async function touchTokenLastUsed(q: Queryable, environmentId: string, tokenId: string): Promise<void> {
+  await q.none(
+    `UPDATE api_tokens SET last_used_at = now()
+     WHERE environment_id = $1 AND id = $2 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    [environmentId, tokenId],
+  );
+}
+
+function toToken(r: Record<string, any>): TokenRecord {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    environmentId: r.environment_id,
+    checksum: r.checksum,
+    note: r.note,
+    active: r.active,
+    permissions: r.permissions,
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+    createdBy: r.created_by_member_id
+      ? { id: r.created_by_member_id, email: r.m_email, alias: r.m_alias, firstName: r.m_first_name, lastName: r.m_last_name }
+      : null,
+  };
+}

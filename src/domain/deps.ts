@@ -1,0 +1,21 @@
+import type { Config } from "../config.js";
+import type { Database } from "../db/db.js";
+import type { Logger } from "../log.js";
+import type { EphemeralStore } from "../store/store.js";
+import type { Sealer } from "../crypto/seal.js";
+import type { RecoveredCounts } from "../db/repositories/wallets.js";
+
+/** Starts durable flows; implemented over the Temporal client (src/temporal/flows.ts). */
+export interface Flows {
+  recoverWallets(input: { environmentId: string; userId: string }): Promise<RecoveredCounts & { skippedWalletIds: string[] }>;
+}
+
+/** Everything domain code may touch, injected once at start. */
+export interface Deps {
+  config: Config;
+  db: Database;
+  store: EphemeralStore;
+  sealer: Sealer;
+  flows: Flows;
+  log: Logger;
+}

@@ -1,0 +1,21 @@
+import type { Interceptor } from "@connectrpc/connect";
+import type { Deps } from "../../domain/deps.js";
+import { authnInterceptor } from "./authn.js";
+import { errorInterceptor } from "./errors.js";
+import { rateLimitInterceptor } from "./rate-limit.js";
+import { requestLogInterceptor } from "./request-log.js";
+import { validationInterceptor } from "./validation.js";
+
+/**
+ * The chain every call runs through, RPC and REST alike, outermost first: request id and log line, error
+ * mapping, authentication and permission, rate limit, then input validation.
+ */
+export function createInterceptors(deps: Deps): Interceptor[] {
+  return [
+    requestLogInterceptor(deps.log),
+    errorInterceptor(deps.log),
+    authnInterceptor(deps),
+    rateLimitInterceptor(deps.store, deps.config.rateLimitPerMinute),
+    validationInterceptor(),
+  ];
+}

@@ -1,0 +1,9 @@
+import { timestampFromDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+
+/** Date -> Timestamp, keeping absent values absent (nullable fields then read as null on REST). */
+export function ts(d: Date | null | undefined): Timestamp | undefined {
+  return d ? timestampFromDate(d) : undefined;
+}
+
+/** null -> "" for proto3 strings (the gateway omits empty strings). */
+export const str = (s: string | null | undefined): string => s ?? "";

@@ -1,0 +1,46 @@
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { UsersService } from "../../gen/sigil/users/v0/users_service_pb.js";
+import type { Deps } from "../../domain/deps.js";
+import { environmentScope } from "../../domain/tenancy/scope.js";
+import * as users from "../../domain/users/service.js";
+import { principalKey, requireApiToken } from "../context.js";
+import { toUser } from "./mappers.js";
+
+const caller = (ctx: HandlerContext) => requireApiToken(ctx.values.get(principalKey));
+const orNull = (s: string) => (s === "" ? null : s);
+
+export function registerUsers(router: ConnectRouter, deps: Deps) {
+  router.service(UsersService, {
+    async createUser(req, ctx) {
+      const env = environmentScope(caller(ctx), req.environmentId);
+      const created = await users.createUser(deps, env, {
+        email: orNull(req.email.trim()),
+        phoneNumber: orNull(req.phoneNumber),
+        alias: orNull(req.alias),
+        firstName: orNull(req.firstName),
+        lastName: orNull(req.lastName),
+        username: orNull(req.username),
+        jobTitle: orNull(req.jobTitle),
+        country: orNull(req.country),
+        team: orNull(req.team),
+        tShirtSize: orNull(req.tShirtSize),
+        policiesConsent: req.policiesConsent,
+        metadata: req.metadata ?? {},
+        wallets: req.wallets,
+        oauthAccounts: req.oauthAccounts.map((o) => ({
+          provider: o.provider,
+          accountId: o.accountId,
+          emails: o.emails,
+          displayName: o.displayName || undefined,
+          username: o.username || undefined,
+          photos: o.photos,
+          profile: o.profile,
+        })),
+      });
+      return { user: toUser(created) };
+    },
+    async getUser(req, ctx) {
+      return { user: toUser(await users.getUser(deps, environmentScope(caller(ctx), req.environmentId), req.userId)) };
+    },
+  });
+}

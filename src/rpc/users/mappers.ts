@@ -1,0 +1,86 @@
+import type { UserAggregate } from "../../domain/users/aggregate.js";
+import { str, ts } from "../mappers.js";
+import { toWallet } from "../wallets/mappers.js";
+
+/** The spec's User resource, credentials in the order they were verified. */
+export function toUser(a: UserAggregate) {
+  const u = a.user;
+  const walletCredentials = a.wallets.map((w) => ({
+    at: w.createdAt,
+    vc: {
+      id: w.credentialId,
+      format: "blockchain",
+      signInEnabled: true,
+      address: w.address,
+      chain: w.chain,
+      publicIdentifier: w.address,
+      walletName: w.name,
+      walletProvider: w.provider,
+      walletProperties: toWallet(w).properties,
+      walletAdditionalAddresses: w.additionalAddresses.map((x) => ({ address: x.address, type: x.type, publicKey: str(x.publicKey) })),
+      lastSelectedAt: ts(w.lastSelectedAt),
+      verifiedAt: ts(w.createdAt),
+    },
+  }));
+  const otherCredentials = a.credentials.map((c) => ({
+    at: c.verifiedAt,
+    vc: {
+      id: c.id,
+      format: c.format,
+      signInEnabled: c.signInEnabled,
+      publicIdentifier: str(c.email ?? c.phoneNumber ?? c.oauthUsername ?? c.oauthAccountId),
+      email: str(c.email),
+      phoneNumber: str(c.phoneNumber),
+      phoneCountryCode: str(c.phoneCountryCode),
+      isoCountryCode: str(c.isoCountryCode),
+      oauthProvider: str(c.oauthProvider),
+      oauthAccountId: str(c.oauthAccountId),
+      oauthUsername: str(c.oauthUsername),
+      oauthDisplayName: str(c.oauthDisplayName),
+      oauthEmails: c.oauthEmails,
+      oauthAccountPhotos: c.oauthPhotos,
+      oauthMetadata: c.format === "oauth" ? (c.oauthMetadata as Record<string, never>) : undefined,
+      lastSelectedAt: ts(c.lastSelectedAt),
+      verifiedAt: ts(c.verifiedAt),
+    },
+  }));
+  const credentials = [...otherCredentials, ...walletCredentials].sort((x, y) => x.at.getTime() - y.at.getTime());
+  const firstWallet = a.wallets[0];
+  return {
+    id: u.id,
+    projectEnvironmentId: u.environmentId,
+    verifiedCredentials: credentials.map((c) => c.vc),
+    lastVerifiedCredentialId: credentials.at(-1)?.vc.id ?? "",
+    alias: str(u.alias),
+    country: str(u.country),
+    email: str(u.email),
+    firstName: str(u.firstName),
+    jobTitle: str(u.jobTitle),
+    lastName: str(u.lastName),
+    phoneNumber: str(u.phoneNumber),
+    team: str(u.team),
+    username: str(u.username),
+    tShirtSize: str(u.tShirtSize),
+    policiesConsent: u.policiesConsent,
+    firstVisit: ts(u.firstVisit),
+    lastVisit: ts(u.lastVisit),
+    createdAt: ts(u.createdAt),
+    updatedAt: ts(u.updatedAt),
+    newUser: false,
+    metadata: u.metadata as Record<string, never>,
+    walletPublicKey: str(firstWallet?.address),
+    wallet: str(firstWallet?.name),
+    chain: str(firstWallet?.chain),
+    sessions: a.sessions.map((s) => ({
+      id: s.id,
+      createdAt: ts(s.createdAt),
+      ipAddress: str(s.ipAddress),
+      userAgent: str(s.userAgent),
+      revokedAt: ts(s.revokedAt),
+    })),
+    wallets: a.wallets.map(toWallet),
+    oauthAccounts: a.credentials
+      .filter((c) => c.format === "oauth")
+      .map((c) => ({ id: c.id, provider: str(c.oauthProvider), accountUsername: str(c.oauthUsername) })),
+  };
+}

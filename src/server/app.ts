@@ -1,0 +1,69 @@
+import type http from "node:http";
+import type http2 from "node:http2";
+import { createContextValues, createRouterTransport, type ConnectRouter } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { file_health_v1_health } from "../gen/health/v1/health_pb.js";
+import type { Deps } from "../domain/deps.js";
+import { createRestGateway } from "../gateway/index.js";
+import { registerHealth } from "../rpc/health.js";
+import { createInterceptors } from "../rpc/interceptors/index.js";
+import { registerReflection } from "../rpc/reflection.js";
+import { apiFiles, apiServices, createApiRoutes } from "../rpc/routes.js";
+import { clientIpKey } from "../rpc/context.js";
+
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<boolean>;
+}
+
+type Req = http.IncomingMessage | http2.Http2ServerRequest;
+type Res = http.ServerResponse | http2.Http2ServerResponse;
+
+async function runChecks(checks: readonly ReadinessCheck[]) {
+  const results = await Promise.all(
+    checks.map(async (c) => [c.name, await c.check().catch(() => false)] as const),
+  );
+  return { ok: results.every(([, ok]) => ok), checks: Object.fromEntries(results) };
+}
+
+/**
+ * The HTTP handler of the api process: Connect, gRPC and gRPC-Web at the RPC paths; everything else falls
+ * back to /healthz or the REST gateway, which dispatches in process through the same interceptors.
+ */
+export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[]) {
+  const apiRoutes = createApiRoutes(deps);
+  const interceptors = createInterceptors(deps);
+  const transport = createRouterTransport(apiRoutes, { router: { interceptors } });
+  const gateway = createRestGateway({ services: apiServices, transport, maxBodyBytes: deps.config.maxBodyBytes });
+
+  const fallback = (req: Req, res: Res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path === "/healthz" && req.method === "GET") {
+      void runChecks(readiness).then((r) => {
+        res.writeHead(r.ok ? 200 : 503, { "content-type": "application/json" });
+        res.end(JSON.stringify({ status: r.ok ? "ok" : "unavailable", checks: r.checks }));
+      });
+      return;
+    }
+    gateway(req, res);
+  };
+
+  const routes = (router: ConnectRouter) => {
+    apiRoutes(router);
+    registerHealth(router, async () => ((await runChecks(readiness)).ok ? "SERVING" : "NOT_SERVING"));
+    registerReflection(router, [...apiFiles, file_health_v1_health]);
+  };
+
+  return connectNodeAdapter({
+    routes,
+    interceptors,
+    // The adapter's response type omits write(); ours writes through writeHead/end only.
+    fallback: (req, res) => fallback(req, res as Res),
+    readMaxBytes: deps.config.maxBodyBytes,
+    contextValues: (req) => {
+      const values = createContextValues();
+      values.set(clientIpKey, req.socket?.remoteAddress ?? "");
+      return values;
+    },
+  });
+}

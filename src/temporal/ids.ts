@@ -1,0 +1,9 @@
+/**
+ * Workflow ids and task queues: the only place their formats are written. Ids are readable so operators
+ * can find a flow in the Temporal UI, and stable so that one user's recovery never runs twice at once.
+ */
+export const DEFAULT_TASK_QUEUE = "sigil";
+
+export const workflowIds = {
+  walletRecovery: (environmentId: string, userId: string) => `wallet-recovery/${environmentId}/${userId}`,
+};

@@ -1,0 +1,2 @@
+// Every workflow the worker runs. Deterministic code only: no I/O, no clocks, no randomness outside the SDK.
+export { walletRecoveryWorkflow } from "./wallet-recovery.js";

@@ -1,0 +1,21 @@
+import { proxyActivities } from "@temporalio/workflow";
+import type { Activities } from "../activities/index.js";
+
+const { recoverUserWallets } = proxyActivities<Activities>({
+  startToCloseTimeout: "30 seconds",
+  retry: { initialInterval: "1 second", maximumInterval: "30 seconds", maximumAttempts: 10 },
+});
+
+export interface WalletRecoveryInput {
+  environmentId: string;
+  userId: string;
+}
+
+/**
+ * Recovers a user's soft-deleted wallets, their additional addresses and custody HD wallets. The work is one
+ * database transaction in one activity; the workflow gives it durability (a crash mid-way is retried) and
+ * one-at-a-time execution per user through its id (wallet-recovery/<environmentId>/<userId>).
+ */
+export async function walletRecoveryWorkflow(input: WalletRecoveryInput) {
+  return recoverUserWallets(input);
+}
