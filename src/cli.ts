@@ -21,8 +21,9 @@ Settings come from the environment (DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS, P
  */
 async function withDatabase<T>(config: Config, work: (db: Database) => Promise<T>): Promise<T> {
   let stopEmbedded: (() => Promise<void>) | undefined;
-  let url = config.databaseUrl;
-  if (!url) {
+  let url: string;
+  if (config.databaseUrl) url = config.databaseUrl;
+  else {
     url = embeddedPostgresUrl(config.embeddedPostgresPort);
     const probe = connectDatabase(url, { max: 1 });
     const running = await probe.one("SELECT 1 AS ok").then(() => true, () => false);

@@ -23,7 +23,7 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
 /** Applies the migrations not yet applied, each in its own transaction; returns the versions applied. */
 export async function migrate(db: Database, migrations = listMigrations()): Promise<string[]> {
   return db.task(async (t) => {
-    await t.none("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+    await t.any("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
     try {
       await t.none(
         "CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
@@ -40,7 +40,7 @@ export async function migrate(db: Database, migrations = listMigrations()): Prom
       }
       return applied;
     } finally {
-      await t.none("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
+      await t.any("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
     }
   });
 }

@@ -1,34 +1,78 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
+import { Duplex } from "node:stream";
 
 type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
 
-const H2_PREFACE_START = Buffer.from("PRI * HTTP/2.0");
+const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+function startsLikeH2(chunk: Buffer): boolean {
+  const n = Math.min(chunk.length, H2_PREFACE.length);
+  return chunk.subarray(0, n).equals(H2_PREFACE.subarray(0, n));
+}
+
+/**
+ * The http2 server reads a net.Socket through its native handle, so bytes already read in JS (the sniffed
+ * preface) would be lost. Handing it a plain Duplex makes it read through JS instead, starting with them.
+ */
+function replayingDuplex(socket: net.Socket, first: Buffer): Duplex {
+  const duplex = new Duplex({
+    read() {
+      socket.resume();
+    },
+    write(chunk, encoding, callback) {
+      socket.write(chunk, encoding, callback);
+    },
+    final(callback) {
+      socket.end(callback);
+    },
+    destroy(err, callback) {
+      socket.destroy(err ?? undefined);
+      callback(err);
+    },
+  });
+  duplex.push(first);
+  socket.on("data", (chunk) => {
+    if (!duplex.push(chunk)) socket.pause();
+  });
+  socket.on("end", () => duplex.push(null));
+  socket.on("close", () => duplex.destroy());
+  socket.on("error", (err) => duplex.destroy(err));
+  // http2 reads these for logging and the request's socket facade.
+  Object.assign(duplex, { remoteAddress: socket.remoteAddress, remotePort: socket.remotePort, remoteFamily: socket.remoteFamily });
+  return duplex;
+}
 
 /**
  * One port for HTTP/1.1 and cleartext HTTP/2 (h2c with prior knowledge, as gRPC clients speak it).
  * Node's plaintext http2 server cannot fall back to HTTP/1.1, so each connection's first bytes are
- * peeked: the HTTP/2 connection preface goes to the http2 server, anything else to the http1 server.
+ * sniffed: the HTTP/2 connection preface goes to the http2 server, anything else to the http1 server.
  */
 export function createDualServer(handler: Handler) {
   const h1 = http.createServer(handler as http.RequestListener);
   const h2 = http2.createServer({}, handler as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void);
   h1.keepAliveTimeout = 65_000;
   const sessions = new Set<http2.ServerHttp2Session>();
+  const sockets = new Set<net.Socket>();
   h2.on("session", (s) => {
     sessions.add(s);
     s.on("close", () => sessions.delete(s));
   });
   const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
     socket.once("data", (chunk) => {
       socket.pause();
-      socket.unshift(chunk);
-      const isH2 = chunk.subarray(0, H2_PREFACE_START.length).equals(H2_PREFACE_START.subarray(0, Math.min(chunk.length, H2_PREFACE_START.length)));
-      (isH2 ? h2 : h1).emit("connection", socket);
-      socket.resume();
+      if (startsLikeH2(chunk)) {
+        h2.emit("connection", replayingDuplex(socket, chunk));
+      } else {
+        socket.unshift(chunk);
+        h1.emit("connection", socket);
+        socket.resume();
+      }
     });
-    socket.on("error", () => socket.destroy());
   });
   return {
     server,
@@ -41,7 +85,9 @@ export function createDualServer(handler: Handler) {
     async close(): Promise<void> {
       for (const s of sessions) s.close();
       h1.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      setTimeout(() => sockets.forEach((s) => s.destroy()), 2000).unref();
+      await closed;
     },
   };
 }

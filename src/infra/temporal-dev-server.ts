@@ -1,0 +1,121 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Connection } from "@temporalio/client";
+import { startManagedProcess } from "./managed-process.js";
+import { assertPortFree } from "./ports.js";
+import { findTemporalCli, installTemporalCli, installTemporalCliHint, isGoAvailable } from "./temporal-cli.js";
+
+export { findTemporalCli } from "./temporal-cli.js";
+
+export interface TemporalDevServerOptions {
+  /** The CLI to run; default: findTemporalCli(), building it with Go when absent and Go is installed. */
+  cliPath?: string;
+  /** Directory for the SQLite file (<dataDir>/temporal.db); omitted = in-memory, lost on stop. */
+  dataDir?: string;
+  /** Frontend gRPC port. */
+  port: number;
+  /** Web UI port; default port + 1000 (the CLI's own convention). */
+  uiPort?: number;
+  headless?: boolean;
+  namespace?: string;
+  log?: (line: string) => void;
+  /** How long to wait for the frontend to answer; default 60 s. */
+  readyTimeoutMs?: number;
+}
+
+export interface TemporalDevServer {
+  /** host:port for @temporalio/client Connection / NativeConnection. */
+  address: string;
+  uiUrl: string | undefined;
+  stop(): Promise<void>;
+}
+
+const host = "127.0.0.1";
+
+async function resolveCli(explicit: string | undefined, log: (line: string) => void): Promise<string> {
+  const found = findTemporalCli(explicit);
+  if (found) return found;
+  if (isGoAvailable()) return installTemporalCli(log);
+  throw new Error(`Temporal CLI not found and Go is not installed to build it: ${installTemporalCliHint}`);
+}
+
+/**
+ * Polls until the frontend accepts a connection and can describe the namespace: the port opens a little
+ * before the namespace registry is loaded, and a worker started in between fails with NotFound.
+ */
+async function waitUntilReady(address: string, namespace: string, deadline: number, exited: Promise<unknown>): Promise<void> {
+  let gone = false;
+  // An attempt in flight must not outlive the child: race each one against its exit.
+  const exit = exited.then(() => {
+    gone = true;
+    throw new Error("server exited");
+  });
+  exit.catch(() => undefined);
+  let lastError: unknown;
+  while (Date.now() < deadline && !gone) {
+    let connection: Connection | undefined;
+    try {
+      await Promise.race([
+        (async () => {
+          connection = await Connection.connect({ address, connectTimeout: 2_000 });
+          await connection.workflowService.describeNamespace({ namespace });
+        })(),
+        exit,
+      ]);
+      return;
+    } catch (err) {
+      lastError = err;
+    } finally {
+      await connection?.close().catch(() => undefined);
+    }
+    if (!gone) await sleep(250);
+  }
+  throw lastError instanceof Error ? lastError : new Error(String(lastError ?? "server exited"));
+}
+
+/**
+ * Runs `temporal server start-dev` as a child process and resolves once it serves `namespace`.
+ * The child is killed by stop() and, failing that, when this process exits.
+ */
+export async function startTemporalDevServer(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  const log = opts.log ?? (() => undefined);
+  const namespace = opts.namespace ?? "default";
+  const uiPort = opts.uiPort ?? opts.port + 1000;
+  const cli = await resolveCli(opts.cliPath, log);
+
+  await assertPortFree(opts.port, "Temporal dev server (frontend gRPC)", host);
+  if (!opts.headless) await assertPortFree(uiPort, "Temporal dev server (web UI)", host);
+
+  const args = ["server", "start-dev", "--ip", host, "--port", String(opts.port), "--ui-port", String(uiPort)];
+  if (opts.dataDir) {
+    mkdirSync(opts.dataDir, { recursive: true });
+    args.push("--db-filename", path.join(opts.dataDir, "temporal.db"));
+  }
+  if (opts.headless) args.push("--headless");
+  // "default" always exists; naming it again is harmless and keeps one code path.
+  args.push("--namespace", namespace, "--log-level", "warn");
+
+  const server = startManagedProcess(cli, args, { log });
+  const address = `${host}:${opts.port}`;
+  let exitCode: number | string | undefined;
+  void server.exited.then((code) => (exitCode = code));
+
+  try {
+    await waitUntilReady(address, namespace, Date.now() + (opts.readyTimeoutMs ?? 60_000), server.exited);
+  } catch (err) {
+    await server.stop(2_000);
+    const why = exitCode !== undefined ? `it exited (${exitCode})` : `it did not answer in time (${(err as Error).message})`;
+    throw new Error(
+      `Temporal dev server (${cli} ${args.join(" ")}) failed to start: ${why}.\n` +
+        `Its last output:\n${server.recentOutput() || "(none)"}\n` +
+        `If the CLI is missing or broken, ${installTemporalCliHint}.`,
+    );
+  }
+
+  return {
+    address,
+    uiUrl: opts.headless ? undefined : `http://${host}:${uiPort}`,
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,24 @@
+import { inject } from "vitest";
+import "./provided-context.js";
+
+export interface TestEnv {
+  /** A fresh database of this test run: migrate it yourself; other test files share it. */
+  databaseUrl: string;
+  redisUrl: string;
+  temporalAddress: string;
+}
+
+/**
+ * The servers the global setup (test/setup/global-setup.ts) made available. They come through vitest's
+ * provide/inject rather than process.env because inject reaches every worker whatever the pool and
+ * however workers are reused, and cannot be confused with the developer's own DATABASE_URL.
+ */
+export function testEnv(): TestEnv {
+  const databaseUrl = inject("TEST_DATABASE_URL");
+  const redisUrl = inject("REDIS_URL");
+  const temporalAddress = inject("TEMPORAL_ADDRESS");
+  if (!databaseUrl || !redisUrl || !temporalAddress) {
+    throw new Error("test servers were not provided: run tests with `npm test` (vitest.config.ts runs test/setup/global-setup.ts)");
+  }
+  return { databaseUrl, redisUrl, temporalAddress };
+}

@@ -1,0 +1,83 @@
+import { execFileSync } from "node:child_process";
+import type { TestProject } from "vitest/node";
+import { findFreePort } from "../../src/infra/ports.js";
+import { startTemporalDevServer } from "../../src/infra/temporal-dev-server.js";
+import "./provided-context.js";
+import { startTestRedis } from "./redis-server.js";
+import { createTestDatabase, startTestPostgres } from "./test-database.js";
+
+/**
+ * Runs once per `vitest run`, in the main process, before any test file. Provides Postgres, Redis and
+ * Temporal: the ones CI gives (DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS, exported by .ci/run), otherwise
+ * local throwaway servers, so `npm test` works on a machine with nothing configured.
+ *
+ * Test files read the addresses with testEnv() from test/setup/env.ts (vitest `inject`; see there why not
+ * process.env). Whatever is started here is stopped by the returned teardown.
+ */
+
+type Stop = () => Promise<void>;
+
+const say = (line: string) => process.stderr.write(`[global-setup] ${line}\n`);
+// Child server output is noise unless it fails; failures carry their recent output in the error.
+const quiet = (_line: string) => undefined;
+
+function onPath(command: string): string | undefined {
+  try {
+    return execFileSync("sh", ["-c", `command -v ${command}`], { encoding: "utf8" }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function provideDatabase(): Promise<{ url: string; stop: Stop }> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (serverUrl) {
+    const db = await createTestDatabase(serverUrl);
+    say(`database: created ${new URL(db.url).pathname.slice(1)} on DATABASE_URL's server`);
+    return { url: db.url, stop: db.drop };
+  }
+  const pg = await startTestPostgres(quiet);
+  say(`database: embedded Postgres at ${new URL(pg.url).host}`);
+  return pg;
+}
+
+async function provideRedis(): Promise<{ url: string; stop: Stop }> {
+  if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => undefined };
+  const redisServer = onPath("redis-server");
+  if (!redisServer) {
+    throw new Error("tests need Redis: set REDIS_URL, or install redis-server (apt-get install redis-server) so the tests can start one");
+  }
+  const redis = await startTestRedis(redisServer, quiet);
+  say(`redis: started ${redis.url}`);
+  return redis;
+}
+
+async function provideTemporal(): Promise<{ url: string; stop: Stop }> {
+  if (process.env.TEMPORAL_ADDRESS) return { url: process.env.TEMPORAL_ADDRESS, stop: async () => undefined };
+  // Builds the CLI with Go when it is missing (progress goes to stderr), else fails naming how to install it.
+  const temporal = await startTemporalDevServer({ port: await findFreePort(), headless: true, log: quiet });
+  say(`temporal: dev server at ${temporal.address}`);
+  return { url: temporal.address, stop: temporal.stop };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // In parallel: the embedded Postgres and the Temporal dev server each take seconds to start.
+  const results = await Promise.allSettled([provideDatabase(), provideRedis(), provideTemporal()]);
+  const started = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+  const teardown = async () => {
+    const stops = await Promise.allSettled(started.map((s) => s.stop()));
+    for (const s of stops) if (s.status === "rejected") say(`teardown: ${(s.reason as Error).message}`);
+  };
+
+  const failures = results.flatMap((r) => (r.status === "rejected" ? [(r.reason as Error).message ?? String(r.reason)] : []));
+  if (failures.length) {
+    await teardown();
+    throw new Error(`test setup failed:\n- ${failures.join("\n- ")}`);
+  }
+
+  const [database, redis, temporal] = started; // all three fulfilled, in order
+  project.provide("TEST_DATABASE_URL", database!.url);
+  project.provide("REDIS_URL", redis!.url);
+  project.provide("TEMPORAL_ADDRESS", temporal!.url);
+  return teardown;
+}

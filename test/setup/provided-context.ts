@@ -1,0 +1,15 @@
+/**
+ * What test/setup/global-setup.ts hands to every test file, typed for `project.provide` there and
+ * `inject` in test/setup/env.ts. Values must be serialisable: they cross into the forked workers.
+ */
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** A database created for this test run only (dropped at teardown). */
+    TEST_DATABASE_URL: string;
+    REDIS_URL: string;
+    /** host:port of a Temporal frontend serving the "default" namespace. */
+    TEMPORAL_ADDRESS: string;
+  }
+}
+
+export {};

@@ -1,0 +1,116 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { Worker, bundleWorkflowCode } from "@temporalio/worker";
+import type { Config } from "../../src/config.js";
+import { createSealer } from "../../src/crypto/seal.js";
+import { closeDatabase, connectDatabase, type Database } from "../../src/db/db.js";
+import { migrate } from "../../src/db/migrate.js";
+import type { Deps } from "../../src/domain/deps.js";
+import { bootstrapTenant, type BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
+import { createActivities } from "../../src/activities/index.js";
+import { createLogger } from "../../src/log.js";
+import { createApiHandler } from "../../src/server/app.js";
+import { createDualServer } from "../../src/server/listen.js";
+import { createStore, type EphemeralStore } from "../../src/store/store.js";
+import { connectTemporalClient, createFlows } from "../../src/temporal/flows.js";
+import { workflowsPath } from "../../src/temporal/worker.js";
+import { NativeConnection } from "@temporalio/worker";
+import type { Client } from "@temporalio/client";
+import { testEnv } from "../setup/env.js";
+
+export interface TestApp {
+  baseUrl: string;
+  port: number;
+  db: Database;
+  store: EphemeralStore;
+  temporal: Client;
+  config: Config;
+  deps: Deps;
+  bootstrap(): Promise<BootstrapResult>;
+  stop(): Promise<void>;
+}
+
+/** Migrations run once per database: test files share one and migrate() holds an advisory lock. */
+export async function migratedDatabase(): Promise<Database> {
+  const db = connectDatabase(testEnv().databaseUrl, { max: 10 });
+  await migrate(db);
+  return db;
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    host: "127.0.0.1",
+    port: 0,
+    publicUrl: "http://localhost:8080",
+    dataDir: "/nonexistent",
+    databaseUrl: testEnv().databaseUrl,
+    redisUrl: testEnv().redisUrl,
+    temporalAddress: testEnv().temporalAddress,
+    temporalNamespace: "default",
+    temporalTaskQueue: `test-${randomUUID()}`,
+    temporalCliPath: undefined,
+    embeddedPostgresPort: 0,
+    embeddedTemporalPort: 0,
+    sealingKeys: [{ id: "test", key: randomBytes(32) }],
+    maxBodyBytes: 64 * 1024,
+    rateLimitPerMinute: 100_000,
+    logLevel: "silent",
+    ...overrides,
+  };
+}
+
+/**
+ * The whole service in this process: real Postgres, Redis and Temporal (a worker on a task queue of its
+ * own), the dual HTTP/1.1 + h2c server on a random loopback port.
+ */
+export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const config = testConfig(overrides);
+  const db = await migratedDatabase();
+  const store = await createStore(config.redisUrl, { keyPrefix: `test:${randomUUID()}:` });
+  const temporal = await connectTemporalClient(config.temporalAddress!, config.temporalNamespace);
+  const deps: Deps = {
+    config,
+    db,
+    store,
+    sealer: createSealer(config.sealingKeys),
+    flows: createFlows(temporal, config.temporalTaskQueue),
+    log: createLogger(config.logLevel),
+  };
+  const connection = await NativeConnection.connect({ address: config.temporalAddress! });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: config.temporalTaskQueue,
+    activities: createActivities({ db }),
+    workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger }),
+  });
+  const running = worker.run();
+  const server = createDualServer(
+    createApiHandler(deps, [
+      { name: "database", check: async () => true },
+      { name: "worker", check: async () => worker.getState() === "RUNNING" },
+    ]),
+  );
+  const port = await server.listen(0, "127.0.0.1");
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    db,
+    store,
+    temporal,
+    config,
+    deps,
+    bootstrap: () => bootstrapTenant(db),
+    async stop() {
+      await server.close();
+      worker.shutdown();
+      await running;
+      await connection.close();
+      await temporal.connection.close();
+      await store.close();
+      await closeDatabase(db);
+    },
+  };
+}
+
+const noop = () => {};
+const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };
