@@ -17,3 +17,9 @@ export async function closeDatabase(db: Database): Promise<void> {
 }
 
 export { pgp };
+
+/** Rows read through json_agg carry timestamps as ISO strings; plain rows carry Dates. Both become Dates. */
+export function toDate(v: unknown): Date | null {
+  if (v === null || v === undefined) return null;
+  return v instanceof Date ? v : new Date(v as string);
+}

@@ -8,6 +8,7 @@ import * as providers from "../../src/db/repositories/providers.js";
 import * as tokens from "../../src/db/repositories/tokens.js";
 import * as users from "../../src/db/repositories/users.js";
 import * as wallets from "../../src/db/repositories/wallets.js";
+import { findUserAggregate } from "../../src/db/repositories/user-aggregate.js";
 import { bootstrapTenant, type BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { migratedDatabase } from "../support/app.js";
 
@@ -40,6 +41,10 @@ describe("users repository", () => {
     expect(await users.listCredentials(db, b.environmentId, u.id)).toEqual([]);
     expect(await users.userExistsWithEmail(db, b.environmentId, "iso@example.com")).toBe(false);
     expect((await users.findUser(db, a.environmentId, u.id))?.email).toBe("iso@example.com");
+    expect(await findUserAggregate(db, b.environmentId, u.id)).toBeNull();
+    const agg = await findUserAggregate(db, a.environmentId, u.id);
+    expect(agg?.credentials.map((c) => c.email)).toEqual(["iso@example.com"]);
+    expect(agg?.user.createdAt).toBeInstanceOf(Date);
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Queryable } from "../db.js";
+import { toDate, type Queryable } from "../db.js";
 
 export interface UserProfile {
   email?: string | null;
@@ -151,7 +151,11 @@ export async function listCredentials(q: Queryable, environmentId: string, userI
     "SELECT * FROM verified_credentials WHERE environment_id = $1 AND user_id = $2 ORDER BY created_at, id",
     [environmentId, userId],
   );
-  return rows.map((r) => ({
+  return rows.map(toCredential);
+}
+
+export function toCredential(r: Record<string, any>): CredentialRecord {
+  return {
     id: r.id,
     userId: r.user_id,
     format: r.format,
@@ -167,9 +171,9 @@ export async function listCredentials(q: Queryable, environmentId: string, userI
     oauthPhotos: r.oauth_photos,
     oauthMetadata: r.oauth_metadata,
     signInEnabled: r.sign_in_enabled,
-    verifiedAt: r.verified_at,
-    lastSelectedAt: r.last_selected_at,
-  }));
+    verifiedAt: toDate(r.verified_at)!,
+    lastSelectedAt: toDate(r.last_selected_at),
+  };
 }
 
 export async function listSessions(q: Queryable, environmentId: string, userId: string): Promise<SessionRecord[]> {
@@ -177,10 +181,14 @@ export async function listSessions(q: Queryable, environmentId: string, userId: 
     "SELECT * FROM sessions WHERE environment_id = $1 AND user_id = $2 ORDER BY created_at DESC LIMIT 50",
     [environmentId, userId],
   );
-  return rows.map((r) => ({ id: r.id, createdAt: r.created_at, ipAddress: r.ip_address, userAgent: r.user_agent, revokedAt: r.revoked_at }));
+  return rows.map(toSession);
 }
 
-function toUser(r: Record<string, any>): UserRecord {
+export function toSession(r: Record<string, any>): SessionRecord {
+  return { id: r.id, createdAt: toDate(r.created_at)!, ipAddress: r.ip_address, userAgent: r.user_agent, revokedAt: toDate(r.revoked_at) };
+}
+
+export function toUser(r: Record<string, any>): UserRecord {
   return {
     id: r.id,
     environmentId: r.environment_id,
@@ -196,9 +204,9 @@ function toUser(r: Record<string, any>): UserRecord {
     tShirtSize: r.t_shirt_size,
     policiesConsent: r.policies_consent,
     metadata: r.metadata,
-    firstVisit: r.first_visit,
-    lastVisit: r.last_visit,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
+    firstVisit: toDate(r.first_visit),
+    lastVisit: toDate(r.last_visit),
+    createdAt: toDate(r.created_at)!,
+    updatedAt: toDate(r.updated_at)!,
   };
 }

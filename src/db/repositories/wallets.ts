@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Queryable } from "../db.js";
+import { toDate, type Queryable } from "../db.js";
 
 export interface AdditionalAddressRecord {
   address: string;
@@ -168,7 +168,7 @@ export async function recoverUserWallets(
   });
 }
 
-function toWallet(r: Record<string, any>): WalletRecord {
+export function toWallet(r: Record<string, any>): WalletRecord {
   return {
     id: r.id,
     userId: r.user_id,
@@ -179,8 +179,8 @@ function toWallet(r: Record<string, any>): WalletRecord {
     provider: r.provider,
     custodyHdWalletId: r.custody_hd_wallet_id,
     properties: r.properties,
-    lastSelectedAt: r.last_selected_at,
-    createdAt: r.created_at,
+    lastSelectedAt: toDate(r.last_selected_at),
+    createdAt: toDate(r.created_at)!,
     additionalAddresses: r.additional,
   };
 }
