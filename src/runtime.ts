@@ -11,6 +11,7 @@ import { createApiHandler, type ReadinessCheck } from "./server/app.js";
 import { createDualServer } from "./server/listen.js";
 import { createStore } from "./store/store.js";
 import { connectTemporalClient, createFlows } from "./temporal/flows.js";
+import { installTemporalRuntimeLogger } from "./temporal/runtime-logger.js";
 import { createWorker } from "./temporal/worker.js";
 
 export interface Runtime {
@@ -110,6 +111,7 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
       log.info("api listening", { url: `http://${config.host}:${port}`, publicUrl: config.publicUrl });
     }
     if (roles.worker) {
+      installTemporalRuntimeLogger(log, config.logLevel === "debug");
       const { worker, connection } = await createWorker({
         address: temporalAddress,
         namespace: config.temporalNamespace,

@@ -71,6 +71,18 @@ describe("operation 1: create an API token", () => {
     expect(res.status).toBe(401);
   });
 
+  it("answers 403 when the token lacks the permission the RPC declares, and changes nothing", async () => {
+    const created = await call(app.baseUrl, "POST", `/environments/${t.environmentId}/tokens`, { token: t.token, body: { note: "read-only" } });
+    await app.db.none("UPDATE api_tokens SET permissions = '{tokens.read}' WHERE id = $1", [created.body.token.id]);
+    const raw = created.body.token.rawToken;
+    expect((await call(app.baseUrl, "GET", `/environments/${t.environmentId}/tokens`, { token: raw })).status).toBe(200);
+    const before = await app.db.one("SELECT count(*)::int AS n FROM api_tokens WHERE environment_id = $1", [t.environmentId]);
+    const res = await call(app.baseUrl, "POST", `/environments/${t.environmentId}/tokens`, { token: raw, body: { note: "nope" } });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ code: "forbidden", error: expect.stringContaining("tokens.write") });
+    expect((await app.db.one("SELECT count(*)::int AS n FROM api_tokens WHERE environment_id = $1", [t.environmentId])).n).toBe(before.n);
+  });
+
   it("rejects missing and malformed credentials with 401", async () => {
     expect((await call(app.baseUrl, "GET", `/environments/${t.environmentId}/tokens`)).status).toBe(401);
     const bad = await call(app.baseUrl, "GET", `/environments/${t.environmentId}/tokens`, { token: `sgl_${"0".repeat(64)}` });

@@ -2,7 +2,7 @@ import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { createClient } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TokensService } from "../../src/gen/sigil/tokens/v0/tokens_service_pb.js";
 import { UsersService } from "../../src/gen/sigil/users/v0/users_service_pb.js";
@@ -62,7 +62,7 @@ describe("gRPC with @grpc/grpc-js and the project's .proto files", () => {
 });
 
 describe("Connect and gRPC clients from connect-es", () => {
-  it("calls the same handlers over the Connect protocol (HTTP/1.1) and gRPC (h2c)", async () => {
+  it("calls the same handlers over Connect (HTTP/1.1 and h2c), gRPC and gRPC-Web", async () => {
     const headers = { authorization: `Bearer ${t.token}` };
     const connect = createClient(UsersService, createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }));
     const created = await connect.createUser({ environmentId: t.environmentId, email: "connect@example.com" }, { headers });
@@ -73,5 +73,8 @@ describe("Connect and gRPC clients from connect-es", () => {
     const tokens = createClient(TokensService, createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "2" }));
     const list = await tokens.listTokens({ environmentId: t.environmentId }, { headers });
     expect(list.count).toBeGreaterThan(0);
+    const web = createClient(UsersService, createGrpcWebTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }));
+    const viaWeb = await web.getUser({ userId: created.user!.id }, { headers });
+    expect(viaWeb.user?.email).toBe("connect@example.com");
   });
 });
