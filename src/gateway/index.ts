@@ -7,6 +7,7 @@ import { GatewayError, toHttpError } from "./errors.js";
 import { buildRequestMessage } from "./request.js";
 import { JSON_CONTENT_TYPE, renderSuccess, type Rendered } from "./response.js";
 import { buildRoutes, matchRoute, type Route } from "./rules.js";
+import { CLIENT_IP_HEADER } from "../rpc/context.js";
 
 export { GatewayError } from "./errors.js";
 export type { Route } from "./rules.js";
@@ -25,7 +26,7 @@ export interface RestGatewayOptions {
 /** Request headers the RPC layer may see; everything else a REST caller sends stays at the edge. */
 const FORWARDED_HEADERS = ["authorization", "user-agent", "x-request-id"] as const;
 /** Set by the gateway from the socket; a caller-supplied value is never trusted. */
-export const CLIENT_IP_HEADER = "sigil-client-ip";
+export { CLIENT_IP_HEADER };
 
 /**
  * Exactly the type of connectNodeAdapter's `fallback`: a node:http or node:http2 (compat API) request

@@ -1,10 +1,8 @@
 import type { Interceptor } from "@connectrpc/connect";
 import { DomainError, toConnectError } from "../../errors.js";
 import type { EphemeralStore } from "../../store/store.js";
-import { clientIpKey, principalKey } from "../context.js";
+import { CLIENT_IP_HEADER, clientIpKey, principalKey } from "../context.js";
 
-/** Header the REST gateway uses to pass the socket address of an in-process call (it overwrites any sent). */
-export const GATEWAY_CLIENT_IP_HEADER = "sigil-client-ip";
 const WINDOW_SECONDS = 60;
 
 /**
@@ -15,7 +13,7 @@ export function rateLimitInterceptor(store: EphemeralStore, perMinute: number): 
   return (next) => async (req) => {
     if (perMinute === 0) return next(req);
     const p = req.contextValues.get(principalKey);
-    const ip = req.contextValues.get(clientIpKey) || req.header.get(GATEWAY_CLIENT_IP_HEADER) || "unknown";
+    const ip = req.contextValues.get(clientIpKey) || req.header.get(CLIENT_IP_HEADER) || "unknown";
     const key = p.kind === "api_token" ? `ratelimit:token:${p.tokenId}` : `ratelimit:ip:${ip}`;
     const { count, resetInMs } = await store.incrWindow(key, WINDOW_SECONDS);
     if (count > perMinute) {

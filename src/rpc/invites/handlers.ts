@@ -1,13 +1,11 @@
-import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
 import { InvitesService } from "../../gen/sigil/organizations/v0/invites_service_pb.js";
 import type { InviteRecord } from "../../db/repositories/invites.js";
 import type { Deps } from "../../domain/deps.js";
 import * as invites from "../../domain/invites/service.js";
 import { organizationScope } from "../../domain/tenancy/scope.js";
-import { principalKey, requireApiToken } from "../context.js";
+import { apiCaller } from "../context.js";
 import { str } from "../mappers.js";
-
-const caller = (ctx: HandlerContext) => requireApiToken(ctx.values.get(principalKey));
 
 function toInvite(i: InviteRecord) {
   return {
@@ -26,11 +24,11 @@ function toInvite(i: InviteRecord) {
 export function registerInvites(router: ConnectRouter, deps: Deps) {
   router.service(InvitesService, {
     async listOrganizationInvites(req, ctx) {
-      const list = await invites.listInvites(deps, organizationScope(caller(ctx), req.organizationId));
+      const list = await invites.listInvites(deps, organizationScope(apiCaller(ctx), req.organizationId));
       return { count: list.length, invites: list.map(toInvite) };
     },
     async createInvite(req, ctx) {
-      const p = caller(ctx);
+      const p = apiCaller(ctx);
       const created = await invites.createInvite(deps, p, organizationScope(p, req.organizationId), {
         email: req.email || undefined,
         alias: req.alias || undefined,

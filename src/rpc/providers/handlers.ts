@@ -1,13 +1,12 @@
-import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
 import { ProvidersService } from "../../gen/sigil/settings/v0/providers_service_pb.js";
 import type { ProviderRecord } from "../../db/repositories/providers.js";
 import type { Deps } from "../../domain/deps.js";
 import * as providers from "../../domain/providers/service.js";
 import { environmentScope } from "../../domain/tenancy/scope.js";
-import { principalKey, requireApiToken } from "../context.js";
+import { apiCaller } from "../context.js";
 import { str, ts } from "../mappers.js";
 
-const caller = (ctx: HandlerContext) => requireApiToken(ctx.values.get(principalKey));
 const orNull = (s: string) => (s === "" ? null : s);
 
 /** Settings kept in the jsonb column: the kind-specific fields, camelCase as in the API. */
@@ -43,11 +42,11 @@ export function registerProviders(router: ConnectRouter, deps: Deps) {
   const view = (p: ProviderRecord) => ({ provider: toProvider(p, deps.config.publicUrl) });
   router.service(ProvidersService, {
     async listProviders(req, ctx) {
-      const list = await providers.listProviders(deps, environmentScope(caller(ctx), req.environmentId));
+      const list = await providers.listProviders(deps, environmentScope(apiCaller(ctx), req.environmentId));
       return { providers: list.map((p) => toProvider(p, deps.config.publicUrl)) };
     },
     async createProvider(req, ctx) {
-      const p = caller(ctx);
+      const p = apiCaller(ctx);
       const settings: Record<string, unknown> = {};
       for (const f of SETTINGS_FIELDS) {
         const v = (req as unknown as Record<string, unknown>)[f];
@@ -76,13 +75,13 @@ export function registerProviders(router: ConnectRouter, deps: Deps) {
       return view(created);
     },
     async getProvider(req, ctx) {
-      return view(await providers.getProvider(deps, caller(ctx).environmentId, req.providerId));
+      return view(await providers.getProvider(deps, apiCaller(ctx).environmentId, req.providerId));
     },
     async disableProvider(req, ctx) {
-      return view(await providers.setProviderEnabled(deps, caller(ctx).environmentId, req.providerId, false));
+      return view(await providers.setProviderEnabled(deps, apiCaller(ctx).environmentId, req.providerId, false));
     },
     async enableProvider(req, ctx) {
-      return view(await providers.setProviderEnabled(deps, caller(ctx).environmentId, req.providerId, true));
+      return view(await providers.setProviderEnabled(deps, apiCaller(ctx).environmentId, req.providerId, true));
     },
   });
 }

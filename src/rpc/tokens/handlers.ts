@@ -1,13 +1,11 @@
-import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
 import { TokensService } from "../../gen/sigil/tokens/v0/tokens_service_pb.js";
 import type { TokenRecord } from "../../db/repositories/tokens.js";
 import type { Deps } from "../../domain/deps.js";
 import { environmentScope } from "../../domain/tenancy/scope.js";
 import * as tokens from "../../domain/tokens/service.js";
-import { principalKey, requireApiToken } from "../context.js";
+import { apiCaller } from "../context.js";
 import { str, ts } from "../mappers.js";
-
-const caller = (ctx: HandlerContext) => requireApiToken(ctx.values.get(principalKey));
 
 function toToken(t: TokenRecord, rawToken = "") {
   return {
@@ -29,16 +27,16 @@ function toToken(t: TokenRecord, rawToken = "") {
 export function registerTokens(router: ConnectRouter, deps: Deps) {
   router.service(TokensService, {
     async createToken(req, ctx) {
-      const p = caller(ctx);
+      const p = apiCaller(ctx);
       const { record, rawToken } = await tokens.createToken(deps, p, environmentScope(p, req.environmentId), req.note);
       return { token: toToken(record, rawToken) };
     },
     async listTokens(req, ctx) {
-      const list = await tokens.listTokens(deps, environmentScope(caller(ctx), req.environmentId));
+      const list = await tokens.listTokens(deps, environmentScope(apiCaller(ctx), req.environmentId));
       return { tokens: list.map((t) => toToken(t)), count: list.length };
     },
     async deleteToken(req, ctx) {
-      await tokens.deleteToken(deps, environmentScope(caller(ctx), req.environmentId), req.tokenId);
+      await tokens.deleteToken(deps, environmentScope(apiCaller(ctx), req.environmentId), req.tokenId);
       return {};
     },
   });

@@ -1,18 +1,17 @@
-import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
 import { UsersService } from "../../gen/sigil/users/v0/users_service_pb.js";
 import type { Deps } from "../../domain/deps.js";
 import { environmentScope } from "../../domain/tenancy/scope.js";
 import * as users from "../../domain/users/service.js";
-import { principalKey, requireApiToken } from "../context.js";
+import { apiCaller } from "../context.js";
 import { toUser } from "./mappers.js";
 
-const caller = (ctx: HandlerContext) => requireApiToken(ctx.values.get(principalKey));
 const orNull = (s: string) => (s === "" ? null : s);
 
 export function registerUsers(router: ConnectRouter, deps: Deps) {
   router.service(UsersService, {
     async createUser(req, ctx) {
-      const env = environmentScope(caller(ctx), req.environmentId);
+      const env = environmentScope(apiCaller(ctx), req.environmentId);
       const created = await users.createUser(deps, env, {
         email: orNull(req.email.trim()),
         phoneNumber: orNull(req.phoneNumber),
@@ -40,7 +39,7 @@ export function registerUsers(router: ConnectRouter, deps: Deps) {
       return { user: toUser(created) };
     },
     async getUser(req, ctx) {
-      return { user: toUser(await users.getUser(deps, environmentScope(caller(ctx), req.environmentId), req.userId)) };
+      return { user: toUser(await users.getUser(deps, environmentScope(apiCaller(ctx), req.environmentId), req.userId)) };
     },
   });
 }

@@ -1,33 +1,31 @@
-import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
 import { WalletsService } from "../../gen/sigil/wallets/v0/wallets_service_pb.js";
 import type { Deps } from "../../domain/deps.js";
 import { environmentScope } from "../../domain/tenancy/scope.js";
 import * as wallets from "../../domain/wallets/service.js";
-import { principalKey, requireApiToken } from "../context.js";
+import { apiCaller } from "../context.js";
 import { toWallet } from "./mappers.js";
-
-const caller = (ctx: HandlerContext) => requireApiToken(ctx.values.get(principalKey));
 
 export function registerWallets(router: ConnectRouter, deps: Deps) {
   router.service(WalletsService, {
     async createWallet(req, ctx) {
-      const env = environmentScope(caller(ctx), req.environmentId);
+      const env = environmentScope(apiCaller(ctx), req.environmentId);
       const w = await wallets.createWallet(deps, env, req.userId, req);
       return { wallet: toWallet(w) };
     },
     async listUserWallets(req, ctx) {
-      const list = await wallets.listUserWallets(deps, environmentScope(caller(ctx), req.environmentId), req.userId);
+      const list = await wallets.listUserWallets(deps, environmentScope(apiCaller(ctx), req.environmentId), req.userId);
       return { wallets: list.map(toWallet) };
     },
     async getWallet(req, ctx) {
-      return { wallet: toWallet(await wallets.getWallet(deps, environmentScope(caller(ctx), req.environmentId), req.walletId)) };
+      return { wallet: toWallet(await wallets.getWallet(deps, environmentScope(apiCaller(ctx), req.environmentId), req.walletId)) };
     },
     async deleteWallet(req, ctx) {
-      await wallets.deleteWallet(deps, environmentScope(caller(ctx), req.environmentId), req.walletId);
+      await wallets.deleteWallet(deps, environmentScope(apiCaller(ctx), req.environmentId), req.walletId);
       return {};
     },
     async recoverDeletedWallets(req, ctx) {
-      const r = await wallets.recoverWallets(deps, environmentScope(caller(ctx), req.environmentId), req.userId);
+      const r = await wallets.recoverWallets(deps, environmentScope(apiCaller(ctx), req.environmentId), req.userId);
       return {
         data: {
           userId: req.userId,
