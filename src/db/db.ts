@@ -9,7 +9,14 @@ export type Database = IDatabase<unknown>;
 export type Queryable = IBaseProtocol<unknown>;
 
 export function connectDatabase(url: string, opts: { max?: number } = {}): Database {
-  return pgp({ connectionString: url, max: opts.max ?? 20 });
+  const db = pgp({ connectionString: url, max: opts.max ?? 20 });
+  // pg-pool's end() resolves before its clients' sockets have closed, and pg-promise drops its own pool
+  // 'error' listener when the pool ends. A server stopping right then (the embedded Postgres on shutdown)
+  // sends a FATAL that pg-pool re-emits on the pool: with no listener left, that is an uncaught exception
+  // that crashes the process. This listener outlives pg-promise's; errors of live queries still reach
+  // their callers.
+  db.$pool.on("error", () => {});
+  return db;
 }
 
 export async function closeDatabase(db: Database): Promise<void> {

