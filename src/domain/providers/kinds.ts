@@ -1,10 +1,7 @@
 /**
- * Provider kinds that sign users in through an OAuth 2 authorization-code flow. The spec replaces vendor
- * names with neutral words (partner, chat, commerce); oidc and oauth2 configure any issuer by URL.
+ * Scopes asked for when an OAuth provider configures none. Which provider kinds sign in through OAuth is
+ * declared once, in the proto (the allowed values of OauthAuthorizeHtmlRequest.provider_type).
  */
-export const OAUTH_PROVIDER_KINDS: ReadonlySet<string> = new Set(["oidc", "oauth2", "partner", "chat", "commerce"]);
-
-/** Scopes asked for when the provider configures none. */
 export function defaultScopes(kind: string): string {
   return kind === "oidc" ? "openid email profile" : "";
 }

@@ -3,7 +3,6 @@ import * as providers from "../../db/repositories/providers.js";
 import { findMember } from "../../db/repositories/tenancy.js";
 import type { ApiTokenPrincipal } from "../../rpc/context.js";
 import type { Deps } from "../deps.js";
-import { OAUTH_PROVIDER_KINDS } from "./kinds.js";
 
 export type CreateProviderInput = Omit<
   providers.NewProvider,
@@ -23,7 +22,8 @@ export function redirectUrlFor(publicUrl: string, environmentId: string, provide
  * terms were shown, their acceptance is recorded against the token's member.
  */
 export async function createProvider(deps: Deps, caller: ApiTokenPrincipal, environmentId: string, input: CreateProviderInput) {
-  if (OAUTH_PROVIDER_KINDS.has(input.provider) && (input.provider === "oidc" || input.provider === "oauth2")) {
+  // Generic issuers have no preset: they are only usable with their client id and authorization endpoint.
+  if (input.provider === "oidc" || input.provider === "oauth2") {
     if (!input.clientId) throw badRequest("client_id_required", `clientId is required for provider ${input.provider}`);
     if (!input.authorizationUrl) throw badRequest("authorization_url_required", `authorizationUrl is required for provider ${input.provider}`);
   }
