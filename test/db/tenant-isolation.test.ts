@@ -5,6 +5,7 @@ import { closeDatabase } from "../../src/db/db.js";
 import * as keys from "../../src/db/repositories/encryption-keys.js";
 import * as invites from "../../src/db/repositories/invites.js";
 import * as providers from "../../src/db/repositories/providers.js";
+import * as tenancy from "../../src/db/repositories/tenancy.js";
 import * as tokens from "../../src/db/repositories/tokens.js";
 import * as users from "../../src/db/repositories/users.js";
 import * as wallets from "../../src/db/repositories/wallets.js";
@@ -24,6 +25,17 @@ beforeAll(async () => {
   b = await bootstrapTenant(db);
 });
 afterAll(() => closeDatabase(db));
+
+describe("tenancy repository", () => {
+  it("finds members only within their organization and puts environments only under its own projects", async () => {
+    expect(await tenancy.findMember(db, b.organizationId, a.memberId)).toBeNull();
+    expect(await tenancy.findMemberByEmail(db, b.organizationId, "owner@example.com")).not.toMatchObject({ id: a.memberId });
+    expect((await tenancy.findMember(db, a.organizationId, a.memberId))?.role).toBe("owner");
+    // An environment for A's project requested under B's organization is not created.
+    const ref = await tenancy.insertEnvironment(db, b.organizationId, a.projectId, "live");
+    expect(await tenancy.findEnvironment(db, ref.id)).toBeNull();
+  });
+});
 
 describe("tokens repository", () => {
   it("lists and deletes only within the environment", async () => {
