@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 /**
  * API tokens: shown to the caller once, stored only as a SHA-256 hash.
@@ -36,14 +36,4 @@ export function hashApiToken(raw: string): Buffer {
 /** Cheap shape check, so that obviously foreign credentials are rejected before touching the database. */
 export function looksLikeApiToken(raw: string): boolean {
   return API_TOKEN_SHAPE.test(raw);
-}
-
-/** Compares two token hashes in constant time; different lengths are simply unequal. */
-export function apiTokenHashesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** Whether `raw` is the token whose stored hash is `storedHash`. Compares hashes only, never raw tokens. */
-export function verifyApiToken(raw: string, storedHash: Uint8Array): boolean {
-  return apiTokenHashesEqual(hashApiToken(raw), storedHash);
 }

@@ -34,7 +34,12 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
   const apiRoutes = createApiRoutes(deps);
   const interceptors = createInterceptors(deps);
   const transport = createRouterTransport(apiRoutes, { router: { interceptors } });
-  const gateway = createRestGateway({ services: apiServices, transport, maxBodyBytes: deps.config.maxBodyBytes });
+  const gateway = createRestGateway({
+    services: apiServices,
+    transport,
+    maxBodyBytes: deps.config.maxBodyBytes,
+    onInternalError: (err) => deps.log.error("gateway error", { error: err instanceof Error ? err.message : String(err) }),
+  });
 
   const fallback = (req: Req, res: Res) => {
     const path = (req.url ?? "/").split("?")[0];

@@ -1,4 +1,4 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
+import { Client, Connection } from "@temporalio/client";
 import type { Flows } from "../domain/deps.js";
 import { walletRecoveryWorkflow } from "../workflows/wallet-recovery.js";
 import { workflowIds } from "./ids.js";
@@ -16,19 +16,14 @@ export function createFlows(client: Client, taskQueue: string): Flows {
   return {
     async recoverWallets(input) {
       const workflowId = workflowIds.walletRecovery(input.environmentId, input.userId);
-      try {
-        return await client.workflow.execute(walletRecoveryWorkflow, {
-          taskQueue,
-          workflowId,
-          args: [input],
-          workflowIdConflictPolicy: "USE_EXISTING",
-          workflowIdReusePolicy: "ALLOW_DUPLICATE",
-          workflowExecutionTimeout: "5 minutes",
-        });
-      } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return client.workflow.getHandle(workflowId).result();
-        throw err;
-      }
+      return client.workflow.execute(walletRecoveryWorkflow, {
+        taskQueue,
+        workflowId,
+        args: [input],
+        workflowIdConflictPolicy: "USE_EXISTING",
+        workflowIdReusePolicy: "ALLOW_DUPLICATE",
+        workflowExecutionTimeout: "5 minutes",
+      });
     },
   };
 }

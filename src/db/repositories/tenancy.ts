@@ -71,10 +71,6 @@ export async function findMemberByEmail(q: Queryable, organizationId: string, em
   return row ? toMember(row) : null;
 }
 
-export async function findOrganization(q: Queryable, organizationId: string): Promise<{ id: string; name: string } | null> {
-  return q.oneOrNone("SELECT id, name FROM organizations WHERE id = $1", [organizationId]);
-}
-
 function toMember(r: Record<string, any>): Member {
   return {
     id: r.id,

@@ -1,6 +1,6 @@
 import type { Queryable } from "../db.js";
 import { toCredential, toSession, toUser, type CredentialRecord, type SessionRecord, type UserRecord } from "./users.js";
-import { toWallet, type WalletRecord } from "./wallets.js";
+import { ADDITIONAL_ADDRESSES_JSON, toWallet, type WalletRecord } from "./wallets.js";
 
 export interface UserAggregateRecord {
   user: UserRecord;
@@ -18,10 +18,7 @@ const SELECT_AGGREGATE = `
   SELECT to_jsonb(u) AS u,
     (SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c.created_at, c.id), '[]')
        FROM verified_credentials c WHERE c.environment_id = u.environment_id AND c.user_id = u.id) AS credentials,
-    (SELECT coalesce(jsonb_agg(to_jsonb(w) || jsonb_build_object('additional', coalesce(
-        (SELECT jsonb_agg(jsonb_build_object('address', a.address, 'type', a.type, 'publicKey', a.public_key) ORDER BY a.created_at, a.id)
-           FROM wallet_additional_addresses a WHERE a.environment_id = w.environment_id AND a.wallet_id = w.id AND a.deleted_at IS NULL),
-        '[]')) ORDER BY w.created_at, w.id), '[]')
+    (SELECT coalesce(jsonb_agg(to_jsonb(w) || jsonb_build_object('additional', ${ADDITIONAL_ADDRESSES_JSON}) ORDER BY w.created_at, w.id), '[]')
        FROM wallets w WHERE w.environment_id = u.environment_id AND w.user_id = u.id AND w.deleted_at IS NULL) AS wallets,
     (SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.created_at DESC), '[]')
        FROM (SELECT * FROM sessions s WHERE s.environment_id = u.environment_id AND s.user_id = u.id

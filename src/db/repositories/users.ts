@@ -146,14 +146,6 @@ export async function oauthAccountTaken(q: Queryable, environmentId: string, pro
   );
 }
 
-export async function listCredentials(q: Queryable, environmentId: string, userId: string): Promise<CredentialRecord[]> {
-  const rows = await q.any(
-    "SELECT * FROM verified_credentials WHERE environment_id = $1 AND user_id = $2 ORDER BY created_at, id",
-    [environmentId, userId],
-  );
-  return rows.map(toCredential);
-}
-
 export function toCredential(r: Record<string, any>): CredentialRecord {
   return {
     id: r.id,
@@ -174,14 +166,6 @@ export function toCredential(r: Record<string, any>): CredentialRecord {
     verifiedAt: toDate(r.verified_at)!,
     lastSelectedAt: toDate(r.last_selected_at),
   };
-}
-
-export async function listSessions(q: Queryable, environmentId: string, userId: string): Promise<SessionRecord[]> {
-  const rows = await q.any(
-    "SELECT * FROM sessions WHERE environment_id = $1 AND user_id = $2 ORDER BY created_at DESC LIMIT 50",
-    [environmentId, userId],
-  );
-  return rows.map(toSession);
 }
 
 export function toSession(r: Record<string, any>): SessionRecord {

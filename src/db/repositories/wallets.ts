@@ -38,11 +38,13 @@ export interface RecoveredCounts {
   custodyHdWallets: number;
 }
 
-const SELECT_WALLET = `
-  SELECT w.*, COALESCE(
-    (SELECT json_agg(json_build_object('address', a.address, 'type', a.type, 'publicKey', a.public_key) ORDER BY a.created_at, a.id)
-     FROM wallet_additional_addresses a WHERE a.wallet_id = w.id AND a.deleted_at IS NULL), '[]') AS additional
-  FROM wallets w`;
+/** SQL for the live additional addresses of the wallet aliased `w`, as a JSON array (what toWallet reads). */
+export const ADDITIONAL_ADDRESSES_JSON = `coalesce(
+    (SELECT jsonb_agg(jsonb_build_object('address', a.address, 'type', a.type, 'publicKey', a.public_key) ORDER BY a.created_at, a.id)
+     FROM wallet_additional_addresses a
+     WHERE a.environment_id = w.environment_id AND a.wallet_id = w.id AND a.deleted_at IS NULL), '[]')`;
+
+const SELECT_WALLET = `SELECT w.*, ${ADDITIONAL_ADDRESSES_JSON} AS additional FROM wallets w`;
 
 export async function insertWallet(q: Queryable, environmentId: string, userId: string, w: NewWallet): Promise<WalletRecord> {
   const id = randomUUID();
@@ -61,12 +63,6 @@ export async function insertWallet(q: Queryable, environmentId: string, userId: 
   const created = await findWallet(q, environmentId, id);
   if (!created) throw new Error("wallet insert found no user in this environment");
   return created;
-}
-
-export async function insertCustodyHdWallet(q: Queryable, environmentId: string, userId: string): Promise<string> {
-  const id = randomUUID();
-  await q.none("INSERT INTO custody_hd_wallets (id, environment_id, user_id) VALUES ($1, $2, $3)", [id, environmentId, userId]);
-  return id;
 }
 
 export async function findWallet(q: Queryable, environmentId: string, walletId: string): Promise<WalletRecord | null> {

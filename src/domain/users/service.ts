@@ -3,8 +3,7 @@ import * as users from "../../db/repositories/users.js";
 import * as wallets from "../../db/repositories/wallets.js";
 import type { Deps } from "../deps.js";
 import { prepareWallet, type WalletInput } from "../wallets/service.js";
-import type { UserAggregate } from "./aggregate.js";
-import { loadUserAggregate } from "./aggregate.js";
+import { findUserAggregate, type UserAggregateRecord as UserAggregate } from "../../db/repositories/user-aggregate.js";
 
 export interface OauthAccountInput {
   provider: string;
@@ -59,11 +58,11 @@ export async function createUser(deps: Deps, environmentId: string, input: Creat
     }
     return user.id;
   }).catch(translateUniqueViolation);
-  return (await loadUserAggregate(deps.db, environmentId, userId))!;
+  return (await findUserAggregate(deps.db, environmentId, userId))!;
 }
 
 export async function getUser(deps: Deps, environmentId: string, userId: string): Promise<UserAggregate> {
-  const user = await loadUserAggregate(deps.db, environmentId, userId);
+  const user = await findUserAggregate(deps.db, environmentId, userId);
   if (!user) throw notFound("user");
   return user;
 }

@@ -5,9 +5,8 @@ import type { Deps } from "../../domain/deps.js";
 import * as providers from "../../domain/providers/service.js";
 import { environmentScope } from "../../domain/tenancy/scope.js";
 import { apiCaller } from "../context.js";
-import { str, ts } from "../mappers.js";
+import { orNull, str, ts } from "../mappers.js";
 
-const orNull = (s: string) => (s === "" ? null : s);
 
 /** Settings kept in the jsonb column: the kind-specific fields, camelCase as in the API. */
 const SETTINGS_FIELDS = [

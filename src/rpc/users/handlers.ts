@@ -4,9 +4,9 @@ import type { Deps } from "../../domain/deps.js";
 import { environmentScope } from "../../domain/tenancy/scope.js";
 import * as users from "../../domain/users/service.js";
 import { apiCaller } from "../context.js";
+import { orNull } from "../mappers.js";
 import { toUser } from "./mappers.js";
 
-const orNull = (s: string) => (s === "" ? null : s);
 
 export function registerUsers(router: ConnectRouter, deps: Deps) {
   router.service(UsersService, {

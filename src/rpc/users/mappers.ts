@@ -1,4 +1,4 @@
-import type { UserAggregate } from "../../domain/users/aggregate.js";
+import type { UserAggregateRecord as UserAggregate } from "../../db/repositories/user-aggregate.js";
 import { str, ts } from "../mappers.js";
 import { toWallet } from "../wallets/mappers.js";
 
