@@ -1,3 +1,4 @@
+import { DomainError } from "../errors.js";
 import { createContextKey, type ContextKey } from "@connectrpc/connect";
 
 /** Who is calling, as established by the authentication interceptor. */
@@ -8,8 +9,22 @@ export interface ApiTokenPrincipal {
   environmentId: string;
   projectId: string;
   organizationId: string;
-  /** The member on whose behalf the token acts (its creator). */
+  environmentName: "live" | "sandbox";
+  /** The member on whose behalf the token acts (its creator), and that member's role. */
   memberId: string | null;
+  role: string | null;
+  permissions: readonly string[];
+}
+
+/**
+ * A member (account) API token: not bound to an environment. It acts for its account in every organization
+ * the account is a member of, with at most the permissions of the account's role there
+ * (src/domain/tenancy/access.ts resolves that per call).
+ */
+export interface AccountTokenPrincipal {
+  kind: "account_token";
+  tokenId: string;
+  accountId: string;
   permissions: readonly string[];
 }
 
@@ -17,7 +32,8 @@ export interface AnonymousPrincipal {
   kind: "anonymous";
 }
 
-export type Principal = ApiTokenPrincipal | AnonymousPrincipal;
+export type Principal = ApiTokenPrincipal | AccountTokenPrincipal | AnonymousPrincipal;
+export type TokenPrincipal = ApiTokenPrincipal | AccountTokenPrincipal;
 
 export const principalKey = createContextKey<Principal>({ kind: "anonymous" }, { description: "caller" });
 export const requestIdKey = createContextKey<string>("", { description: "request id" });
@@ -31,13 +47,22 @@ export const CLIENT_IP_HEADER = "sigil-client-ip";
 /** The caller's network address, set by the HTTP adapter (or the gateway) for rate limiting and logs. */
 export const clientIpKey = createContextKey<string>("", { description: "client ip" });
 
-/** The API-token caller of a management handler (the authn interceptor guarantees one). */
+/** Either kind of token caller of a management handler (the authn interceptor guarantees one). */
+export function tokenCaller(ctx: { values: { get<T>(key: ContextKey<T>): T } }): TokenPrincipal {
+  const p = ctx.values.get(principalKey);
+  if (p.kind === "anonymous") throw new Error("management handler reached without a token principal");
+  return p;
+}
+
+/** The environment-token caller of a management handler. Prefer src/domain/tenancy/access.ts in new code. */
 export function apiCaller(ctx: { values: { get<T>(key: ContextKey<T>): T } }): ApiTokenPrincipal {
   return requireApiToken(ctx.values.get(principalKey));
 }
 
 /** Narrows the principal of a management call; the authn interceptor guarantees it for API-token methods. */
 export function requireApiToken(p: Principal): ApiTokenPrincipal {
+  if (p.kind === "account_token")
+    throw new DomainError("forbidden", "environment_token_required", "this operation needs an environment API token");
   if (p.kind !== "api_token") throw new Error("management handler reached without an API token principal");
   return p;
 }

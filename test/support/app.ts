@@ -25,7 +25,8 @@ export interface TestApp {
   temporal: Client;
   config: Config;
   deps: Deps;
-  bootstrap(): Promise<BootstrapResult>;
+  /** A new tenant. Tenants made with the same ownerEmail share the owner's account (and so its member token). */
+  bootstrap(opts?: Parameters<typeof bootstrapTenant>[1]): Promise<BootstrapResult>;
   stop(): Promise<void>;
 }
 
@@ -99,7 +100,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     temporal,
     config,
     deps,
-    bootstrap: () => bootstrapTenant(db),
+    bootstrap: (opts) => bootstrapTenant(db, opts),
     async stop() {
       await server.close();
       worker.shutdown();

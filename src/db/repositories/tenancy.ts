@@ -16,6 +16,7 @@ export interface Member {
   firstName: string | null;
   lastName: string | null;
   role: string;
+  accountId: string;
 }
 
 export async function insertOrganization(q: Queryable, name: string): Promise<{ id: string; name: string }> {
@@ -45,15 +46,46 @@ export async function insertEnvironment(
   return { id, projectId, organizationId, name };
 }
 
-export async function insertMember(
+export interface Account {
+  id: string;
+  email: string | null;
+  alias: string | null;
+  firstName: string | null;
+  lastName: string | null;
+}
+
+/** The account with this e-mail, created if absent (an e-mail names one person across organizations). */
+export async function findOrCreateAccount(
   q: Queryable,
-  organizationId: string,
-  m: { email?: string; alias?: string; firstName?: string; lastName?: string; role: string },
-): Promise<Member> {
+  a: { email?: string; alias?: string; firstName?: string; lastName?: string },
+): Promise<Account> {
+  if (a.email) {
+    const found = await q.oneOrNone("SELECT * FROM accounts WHERE lower(email) = lower($1)", [a.email]);
+    if (found) return toAccount(found);
+  }
   const row = await q.one(
-    `INSERT INTO members (id, organization_id, email, alias, first_name, last_name, role)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-    [randomUUID(), organizationId, m.email ?? null, m.alias ?? null, m.firstName ?? null, m.lastName ?? null, m.role],
+    `INSERT INTO accounts (id, email, alias, first_name, last_name) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (lower(email)) WHERE email IS NOT NULL DO UPDATE SET updated_at = accounts.updated_at RETURNING *`,
+    [randomUUID(), a.email ?? null, a.alias ?? null, a.firstName ?? null, a.lastName ?? null],
+  );
+  return toAccount(row);
+}
+
+export async function findAccount(q: Queryable, accountId: string): Promise<Account | null> {
+  const row = await q.oneOrNone("SELECT * FROM accounts WHERE id = $1", [accountId]);
+  return row ? toAccount(row) : null;
+}
+
+function toAccount(r: Record<string, any>): Account {
+  return { id: r.id, email: r.email, alias: r.alias, firstName: r.first_name, lastName: r.last_name };
+}
+
+/** Adds the account to the organization; the member's profile starts as the account's. */
+export async function insertMember(q: Queryable, organizationId: string, account: Account, role: string): Promise<Member> {
+  const row = await q.one(
+    `INSERT INTO members (id, organization_id, account_id, email, alias, first_name, last_name, role)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+    [randomUUID(), organizationId, account.id, account.email, account.alias, account.firstName, account.lastName, role],
   );
   return toMember(row);
 }
@@ -80,6 +112,7 @@ function toMember(r: Record<string, any>): Member {
     firstName: r.first_name,
     lastName: r.last_name,
     role: r.role,
+    accountId: r.account_id,
   };
 }
 

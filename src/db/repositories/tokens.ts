@@ -16,11 +16,21 @@ export interface TokenRecord {
 
 /** What authentication needs to know about a token, found by the hash of the raw token. */
 export interface TokenPrincipalRecord {
+  kind: "api_token";
   tokenId: string;
   environmentId: string;
   projectId: string;
   organizationId: string;
+  environmentName: "live" | "sandbox";
   memberId: string | null;
+  role: string | null;
+  permissions: string[];
+}
+
+export interface AccountTokenPrincipalRecord {
+  kind: "account_token";
+  tokenId: string;
+  accountId: string;
   permissions: string[];
 }
 
@@ -43,6 +53,21 @@ export async function insertToken(
   return toToken(row);
 }
 
+/** A member (account) token: bound to the account, not to an environment. */
+export async function insertAccountToken(
+  q: Queryable,
+  accountId: string,
+  t: { tokenHash: Buffer; checksum: string; note: string; createdByMemberId: string | null; permissions: string[] },
+): Promise<{ id: string }> {
+  const id = randomUUID();
+  await q.none(
+    `INSERT INTO api_tokens (id, account_id, token_hash, checksum, note, created_by_member_id, permissions)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [id, accountId, t.tokenHash, t.checksum, t.note, t.createdByMemberId, t.permissions],
+  );
+  return { id };
+}
+
 export async function listTokens(q: Queryable, environmentId: string): Promise<TokenRecord[]> {
   const rows = await q.any(`${SELECT_TOKEN} WHERE t.environment_id = $1 AND t.deleted_at IS NULL ORDER BY t.created_at DESC`, [
     environmentId,
@@ -62,32 +87,39 @@ export async function deleteToken(q: Queryable, environmentId: string, tokenId: 
 
 /**
  * The one lookup that is not tenant-scoped, because it establishes the tenant: the hash is the credential.
- * Only active, undeleted tokens are found.
+ * Only active, undeleted tokens are found. Environment tokens carry their environment's project and
+ * organization; account (member) tokens carry their account.
  */
-export async function findPrincipalByTokenHash(q: Queryable, tokenHash: Buffer): Promise<TokenPrincipalRecord | null> {
+export async function findPrincipalByTokenHash(q: Queryable, tokenHash: Buffer): Promise<TokenPrincipalRecord | AccountTokenPrincipalRecord | null> {
   const row = await q.oneOrNone(
-    `SELECT t.id, t.environment_id, e.project_id, t.organization_id, t.created_by_member_id, t.permissions
-     FROM api_tokens t JOIN environments e ON e.id = t.environment_id
+    `SELECT t.id, t.environment_id, e.project_id, e.name AS environment_name, t.organization_id, t.created_by_member_id,
+            m.role, t.permissions, t.account_id
+     FROM api_tokens t LEFT JOIN environments e ON e.id = t.environment_id
+       LEFT JOIN members m ON m.id = t.created_by_member_id AND m.organization_id = t.organization_id
      WHERE t.token_hash = $1 AND t.active AND t.deleted_at IS NULL`,
     [tokenHash],
   );
   if (!row) return null;
+  if (row.account_id) return { kind: "account_token", tokenId: row.id, accountId: row.account_id, permissions: row.permissions };
   return {
+    kind: "api_token",
     tokenId: row.id,
     environmentId: row.environment_id,
     projectId: row.project_id,
     organizationId: row.organization_id,
+    environmentName: row.environment_name,
     memberId: row.created_by_member_id,
+    role: row.role,
     permissions: row.permissions,
   };
 }
 
 /** Records use at most once a minute per token, so authentication stays a read on the hot path. */
-export async function touchTokenLastUsed(q: Queryable, environmentId: string, tokenId: string): Promise<void> {
+export async function touchTokenLastUsed(q: Queryable, tokenId: string): Promise<void> {
   await q.none(
     `UPDATE api_tokens SET last_used_at = now()
-     WHERE environment_id = $1 AND id = $2 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-    [environmentId, tokenId],
+     WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    [tokenId],
   );
 }
 

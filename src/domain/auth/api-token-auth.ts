@@ -1,7 +1,7 @@
 import { DomainError } from "../../errors.js";
 import { hashApiToken, looksLikeApiToken } from "../../crypto/api-token.js";
 import { findPrincipalByTokenHash, touchTokenLastUsed } from "../../db/repositories/tokens.js";
-import type { ApiTokenPrincipal } from "../../rpc/context.js";
+import type { TokenPrincipal } from "../../rpc/context.js";
 import type { Deps } from "../deps.js";
 
 /** Principals are cached briefly in the store so that authentication does not hit Postgres per request. */
@@ -11,7 +11,7 @@ export const tokenCacheKey = (hash: Buffer) => `apitoken:${hash.toString("hex")}
 const unauthenticated = (message: string) => new DomainError("unauthenticated", "unauthorized", message);
 
 /** Resolves `Authorization: Bearer <token>` to the token's principal; inactive or deleted tokens get 401. */
-export async function authenticateApiToken(deps: Pick<Deps, "db" | "store">, authorization: string | null): Promise<ApiTokenPrincipal> {
+export async function authenticateApiToken(deps: Pick<Deps, "db" | "store">, authorization: string | null): Promise<TokenPrincipal> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
   if (!match) throw unauthenticated("missing or malformed Authorization header: expected 'Bearer <API token>'");
   const raw = match[1]!;
@@ -19,12 +19,12 @@ export async function authenticateApiToken(deps: Pick<Deps, "db" | "store">, aut
   const hash = hashApiToken(raw);
   const key = tokenCacheKey(hash);
   const cached = await deps.store.get(key);
-  if (cached) return JSON.parse(cached) as ApiTokenPrincipal;
+  if (cached) return JSON.parse(cached) as TokenPrincipal;
   const found = await findPrincipalByTokenHash(deps.db, hash);
   if (!found) throw unauthenticated("invalid API token");
-  const principal: ApiTokenPrincipal = { kind: "api_token", ...found };
+  const principal: TokenPrincipal = found;
   await deps.store.set(key, JSON.stringify(principal), CACHE_TTL_SECONDS);
   // Recording use is best effort and throttled in SQL; it never fails a request.
-  touchTokenLastUsed(deps.db, found.environmentId, found.tokenId).catch(() => {});
+  touchTokenLastUsed(deps.db, found.tokenId).catch(() => {});
   return principal;
 }

@@ -1,0 +1,68 @@
+import { randomUUID } from "node:crypto";
+import type { Queryable } from "../db.js";
+
+export interface AuditRecord {
+  id: string;
+  organizationId: string;
+  environmentId: string | null;
+  actorTokenId: string | null;
+  actorMemberId: string | null;
+  actorAccountId: string | null;
+  /** `{resource}.{action}`, e.g. `user.created`: the same names the events catalogue uses. */
+  action: string;
+  resourceType: string;
+  resourceId: string;
+  /** What changed: `before` and/or `after` snapshots (secrets never included). */
+  changes: Record<string, unknown>;
+  requestId: string | null;
+  createdAt: Date;
+}
+
+export type NewAuditRecord = Omit<AuditRecord, "id" | "createdAt">;
+
+export async function insertAudit(q: Queryable, a: NewAuditRecord): Promise<string> {
+  const id = randomUUID();
+  await q.none(
+    `INSERT INTO audit_log (id, organization_id, environment_id, actor_token_id, actor_member_id, actor_account_id, action,
+       resource_type, resource_id, changes, request_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [id, a.organizationId, a.environmentId, a.actorTokenId, a.actorMemberId, a.actorAccountId, a.action, a.resourceType, a.resourceId, a.changes, a.requestId],
+  );
+  return id;
+}
+
+/** Newest first, keyset-paginated by (created_at, id) so deep pages stay cheap. */
+export async function listAudit(
+  q: Queryable,
+  scope: { environmentId: string } | { organizationId: string },
+  opts: { limit: number; offset: number; resourceType?: string; resourceId?: string },
+): Promise<{ items: AuditRecord[]; count: number }> {
+  const [col, value] = "environmentId" in scope ? ["environment_id", scope.environmentId] : ["organization_id", scope.organizationId];
+  const filters = [`${col} = $1`];
+  const params: unknown[] = [value];
+  if (opts.resourceType) filters.push(`resource_type = $${params.push(opts.resourceType)}`);
+  if (opts.resourceId) filters.push(`resource_id = $${params.push(opts.resourceId)}`);
+  const where = filters.join(" AND ");
+  const [rows, total] = await Promise.all([
+    q.any(`SELECT * FROM audit_log WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${opts.limit} OFFSET ${opts.offset}`, params),
+    q.one(`SELECT count(*) AS n FROM audit_log WHERE ${where}`, params),
+  ]);
+  return { items: rows.map(toAudit), count: total.n };
+}
+
+function toAudit(r: Record<string, any>): AuditRecord {
+  return {
+    id: r.id,
+    organizationId: r.organization_id,
+    environmentId: r.environment_id,
+    actorTokenId: r.actor_token_id,
+    actorMemberId: r.actor_member_id,
+    actorAccountId: r.actor_account_id,
+    action: r.action,
+    resourceType: r.resource_type,
+    resourceId: r.resource_id,
+    changes: r.changes,
+    requestId: r.request_id,
+    createdAt: r.created_at,
+  };
+}

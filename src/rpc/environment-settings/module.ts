@@ -1,0 +1,8 @@
+import type { ApiModule } from "../module.js";
+
+// Placeholder until this area's services land: no services yet.
+export const environmentSettingsModule: ApiModule = {
+  services: [],
+  files: [],
+  register: () => {},
+};

@@ -1,0 +1,9 @@
+import { ProvidersService, file_sigil_settings_v0_providers_service } from "../../gen/sigil/settings/v0/providers_service_pb.js";
+import type { ApiModule } from "../module.js";
+import { registerProviders } from "./handlers.js";
+
+export const providersModule: ApiModule = {
+  services: [ProvidersService],
+  files: [file_sigil_settings_v0_providers_service],
+  register: registerProviders,
+};
