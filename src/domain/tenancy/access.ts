@@ -54,19 +54,26 @@ export interface CallContext {
  * an arbitrary table.
  */
 export const ENVIRONMENT_SCOPED_TABLES = new Set<string>([
+  "api_tokens",
   "users",
-  "wallets",
   "sessions",
-  "providers",
   "verified_credentials",
+  "custom_fields",
+  "wallets",
+  "providers",
   "allowlists",
   "allowlist_entries",
+  "gates",
+  "exchanges",
   "origins",
   "deeplink_urls",
-  "custom_fields",
-  "exchanges",
+  "custom_hostnames",
+  "exports",
   "webhooks",
 ]);
+
+/** The same for rows that belong to an organization (each has an organization_id column). */
+export const ORGANIZATION_SCOPED_TABLES = new Set<string>(["members", "invites", "custom_networks", "sso_providers"]);
 
 function callerOf(ctx: CallContext): TokenPrincipal {
   const p = ctx.values.get(principalKey);
@@ -144,6 +151,19 @@ export async function resourceEnvironmentAccess(
   const row = await deps.db.oneOrNone<{ environment_id: string }>(`SELECT environment_id FROM ${table} WHERE id = $1`, [id]);
   if (!row) throw notFound(table.replace(/_/g, " ").replace(/s$/, ""));
   return environmentAccess(deps, ctx, row.environment_id);
+}
+
+/** The organization a resource addressed by id alone belongs to (404 when it is not the caller's). */
+export async function resourceOrganizationAccess(
+  deps: Pick<Deps, "db">,
+  ctx: CallContext,
+  table: string,
+  id: string,
+): Promise<OrganizationAccess> {
+  if (!ORGANIZATION_SCOPED_TABLES.has(table)) throw new Error(`${table} is not an organization-scoped table`);
+  const row = await deps.db.oneOrNone<{ organization_id: string }>(`SELECT organization_id FROM ${table} WHERE id = $1`, [id]);
+  if (!row) throw notFound(table.replace(/_/g, " ").replace(/s$/, ""));
+  return organizationAccess(deps, ctx, row.organization_id);
 }
 
 export async function projectAccess(deps: Pick<Deps, "db">, ctx: CallContext, projectId: string): Promise<ProjectAccess> {
