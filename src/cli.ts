@@ -11,7 +11,8 @@ const USAGE = `usage: sigil <command>
   migrate                  apply database migrations
   bootstrap [--json] [--organization NAME] [--project NAME] [--email OWNER_EMAIL]
                            create an organization, a project with live and sandbox environments, an owner
-                           member and a first API token bound to the sandbox environment
+                           member, a first API token bound to the sandbox environment and a member
+                           (account) token of the owner
 
 Settings come from the environment (DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS, PORT, ...; see README).`;
 
@@ -65,7 +66,9 @@ async function main(argv: string[]): Promise<number> {
       else {
         console.log(`organization  ${result.organizationId}\nproject       ${result.projectId}`);
         console.log(`environment   ${result.environmentId} (sandbox; live: ${result.liveEnvironmentId})`);
-        console.log(`API token     ${result.token}\n\nThe token is shown once; only its hash is stored.`);
+        console.log(`API token     ${result.token} (environment token, bound to the sandbox environment)`);
+        console.log(`member token  ${result.memberToken} (account token of the owner, for every organization of the account)`);
+        console.log("\nThe tokens are shown once; only their hashes are stored.");
       }
       return 0;
     }

@@ -4,10 +4,16 @@ import type { Logger } from "../log.js";
 import type { EphemeralStore } from "../store/store.js";
 import type { Sealer } from "../crypto/seal.js";
 import type { RecoveredCounts } from "../db/repositories/wallets.js";
+import type { WalletRecoveryInput } from "../workflows/wallet-recovery.js";
 
 /** Starts durable flows; implemented over the Temporal client (src/temporal/flows.ts). */
 export interface Flows {
-  recoverWallets(input: { environmentId: string; userId: string }): Promise<RecoveredCounts & { skippedWalletIds: string[] }>;
+  recoverWallets(input: WalletRecoveryInput): Promise<RecoveredCounts & { skippedWalletIds: string[]; recoveredWalletIds: string[] }>;
+  /**
+   * Starts the export workflow export/<exportId> and returns once it is started (not finished). Starting
+   * the same export again joins the running workflow.
+   */
+  startExport(input: { environmentId: string; exportId: string }): Promise<void>;
 }
 
 /** Everything domain code may touch, injected once at start. */

@@ -10,6 +10,7 @@ import { createInterceptors } from "../rpc/interceptors/index.js";
 import { registerReflection } from "../rpc/reflection.js";
 import { apiFiles, apiServices, createApiRoutes } from "../rpc/routes.js";
 import { clientIpKey } from "../rpc/context.js";
+import { createExportDownloadRoute } from "./export-download.js";
 
 export interface ReadinessCheck {
   name: string;
@@ -41,6 +42,9 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
     onInternalError: (err) => deps.log.error("gateway error", { error: err instanceof Error ? err.message : String(err) }),
   });
 
+  // Export downloads stream their stored chunks; the gateway would buffer the whole file as one message.
+  const exportDownload = createExportDownloadRoute(deps);
+
   const fallback = (req: Req, res: Res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (path === "/healthz" && req.method === "GET") {
@@ -50,6 +54,7 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
       });
       return;
     }
+    if (exportDownload(req, res)) return;
     gateway(req, res);
   };
 

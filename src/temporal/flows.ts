@@ -1,5 +1,6 @@
 import { Client, Connection } from "@temporalio/client";
 import type { Flows } from "../domain/deps.js";
+import { exportUsersWorkflow } from "../workflows/export-users.js";
 import { walletRecoveryWorkflow } from "../workflows/wallet-recovery.js";
 import { workflowIds } from "./ids.js";
 
@@ -23,6 +24,17 @@ export function createFlows(client: Client, taskQueue: string): Flows {
         workflowIdConflictPolicy: "USE_EXISTING",
         workflowIdReusePolicy: "ALLOW_DUPLICATE",
         workflowExecutionTimeout: "5 minutes",
+      });
+    },
+    // An export runs once: a second start of the same id (a retried request) joins the running workflow.
+    async startExport(input) {
+      await client.workflow.start(exportUsersWorkflow, {
+        taskQueue,
+        workflowId: workflowIds.export(input.exportId),
+        args: [input],
+        workflowIdConflictPolicy: "USE_EXISTING",
+        workflowIdReusePolicy: "REJECT_DUPLICATE",
+        workflowExecutionTimeout: "6 hours",
       });
     },
   };

@@ -6,4 +6,5 @@ export const DEFAULT_TASK_QUEUE = "sigil";
 
 export const workflowIds = {
   walletRecovery: (environmentId: string, userId: string) => `wallet-recovery/${environmentId}/${userId}`,
+  export: (exportId: string) => `export/${exportId}`,
 };

@@ -1,2 +1,3 @@
 // Every workflow the worker runs. Deterministic code only: no I/O, no clocks, no randomness outside the SDK.
 export { walletRecoveryWorkflow } from "./wallet-recovery.js";
+export { exportUsersWorkflow } from "./export-users.js";

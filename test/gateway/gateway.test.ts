@@ -47,6 +47,7 @@ describe("routing and request building", () => {
         active: true,
         projectEnvironmentId: "env-1",
         createdAt: "2024-05-01T12:00:00Z",
+        permissions: [],
       },
     });
   });
@@ -115,7 +116,7 @@ describe("success responses", () => {
   it("keeps false and 0 and [] but omits empty strings and unset plain messages", async () => {
     const list = await call("/api/v0/environments/env-1/tokens");
     expect(list.status).toBe(200);
-    expect(await list.json()).toEqual({ tokens: [{ id: "tok-1", active: false }], count: 1 });
+    expect(await list.json()).toEqual({ tokens: [{ id: "tok-1", active: false, permissions: [] }], count: 1 });
 
     const res = await call("/api/v0/settings/providers/p-1/disable", { method: "PUT" });
     expect(res.status).toBe(200);

@@ -27,9 +27,27 @@ export async function insertEncryptionKey(
   return row ? toKey(row) : null;
 }
 
-export async function listEncryptionKeys(q: Queryable, environmentId: string): Promise<EncryptionKeyRecord[]> {
-  const rows = await q.any("SELECT * FROM encryption_public_keys WHERE environment_id = $1 ORDER BY created_at, id", [environmentId]);
+/** The environment's keys, oldest first (one page of them when `page` is given). */
+export async function listEncryptionKeys(
+  q: Queryable,
+  environmentId: string,
+  page: { offset: number; limit: number } = { offset: 0, limit: 1000 },
+): Promise<EncryptionKeyRecord[]> {
+  const rows = await q.any(
+    "SELECT * FROM encryption_public_keys WHERE environment_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3",
+    [environmentId, page.offset, page.limit],
+  );
   return rows.map(toKey);
+}
+
+export async function countEncryptionKeys(q: Queryable, environmentId: string): Promise<number> {
+  const { n } = await q.one<{ n: number }>("SELECT count(*) AS n FROM encryption_public_keys WHERE environment_id = $1", [environmentId]);
+  return n;
+}
+
+export async function findEncryptionKey(q: Queryable, environmentId: string, id: string): Promise<EncryptionKeyRecord | null> {
+  const row = await q.oneOrNone("SELECT * FROM encryption_public_keys WHERE environment_id = $1 AND id = $2", [environmentId, id]);
+  return row ? toKey(row) : null;
 }
 
 function toKey(r: Record<string, any>): EncryptionKeyRecord {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "../db.js";
+import type { Page } from "./organizations.js";
 
 export interface InviteRecord {
   id: string;
@@ -11,8 +12,9 @@ export interface InviteRecord {
   phoneNumber: string | null;
   role: string;
   /** pending invites past their expiry read as expired. */
-  status: "pending" | "accepted" | "revoked" | "expired";
+  status: "pending" | "accepted" | "rejected" | "revoked" | "expired";
   createdByEmail: string | null;
+  createdByMemberId: string | null;
   expiresAt: Date;
   createdAt: Date;
 }
@@ -46,6 +48,44 @@ export async function listInvites(q: Queryable, organizationId: string): Promise
   return rows.map(toInvite);
 }
 
+export async function listInvitesPage(q: Queryable, organizationId: string, page: Page): Promise<{ invites: InviteRecord[]; count: number }> {
+  const rows = await q.any(`${SELECT_INVITE} WHERE i.organization_id = $1 ORDER BY i.created_at DESC, i.id LIMIT $2 OFFSET $3`, [
+    organizationId,
+    page.limit,
+    page.offset,
+  ]);
+  const { n } = await q.one<{ n: number }>("SELECT count(*)::int AS n FROM invites WHERE organization_id = $1", [organizationId]);
+  return { invites: rows.map(toInvite), count: n };
+}
+
+/**
+ * The invitee's side: pending, unexpired invites addressed to an e-mail (the account's), from every
+ * organization. The e-mail is the scope here: the invitee is not a member yet.
+ */
+export async function listInvitesForEmail(q: Queryable, email: string, page: Page): Promise<{ invites: InviteRecord[]; count: number }> {
+  const where = "lower(i.email) = lower($1) AND i.status = 'pending' AND i.expires_at >= now()";
+  const rows = await q.any(`${SELECT_INVITE} WHERE ${where} ORDER BY i.created_at DESC, i.id LIMIT $2 OFFSET $3`, [email, page.limit, page.offset]);
+  const { n } = await q.one<{ n: number }>(`SELECT count(*)::int AS n FROM invites i WHERE ${where}`, [email]);
+  return { invites: rows.map(toInvite), count: n };
+}
+
+/** An invite addressed to this e-mail, locked for the rest of the transaction (null when none). */
+export async function lockInviteForEmail(q: Queryable, inviteId: string, email: string): Promise<InviteRecord | null> {
+  const row = await q.oneOrNone(`${SELECT_INVITE} WHERE i.id = $1 AND lower(i.email) = lower($2) FOR UPDATE OF i`, [inviteId, email]);
+  return row ? toInvite(row) : null;
+}
+
+/** An invite of the organization, locked for the rest of the transaction. */
+export async function lockInvite(q: Queryable, organizationId: string, inviteId: string): Promise<InviteRecord | null> {
+  const row = await q.oneOrNone(`${SELECT_INVITE} WHERE i.organization_id = $1 AND i.id = $2 FOR UPDATE OF i`, [organizationId, inviteId]);
+  return row ? toInvite(row) : null;
+}
+
+export async function setInviteStatus(q: Queryable, organizationId: string, inviteId: string, status: InviteRecord["status"]): Promise<InviteRecord> {
+  await q.none("UPDATE invites SET status = $3, updated_at = now() WHERE organization_id = $1 AND id = $2", [organizationId, inviteId, status]);
+  return (await findInvite(q, organizationId, inviteId))!;
+}
+
 /** Marks pending invites to this e-mail that are past their expiry as expired, so a new one can be sent. */
 export async function expireStaleInvites(q: Queryable, organizationId: string): Promise<void> {
   await q.none(
@@ -75,6 +115,7 @@ function toInvite(r: Record<string, any>): InviteRecord {
     role: r.role,
     status: r.effective_status,
     createdByEmail: r.created_by_email,
+    createdByMemberId: r.created_by_member_id,
     expiresAt: r.expires_at,
     createdAt: r.created_at,
   };

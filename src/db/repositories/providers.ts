@@ -18,13 +18,19 @@ export interface ProviderRecord {
   termsAcceptedByMemberId: string | null;
   termsAcceptedEmail: string | null;
   termsAcceptedAt: Date | null;
+  issuer: string | null;
+  tokenUrl: string | null;
+  userinfoUrl: string | null;
+  preset: string | null;
   settings: Record<string, unknown>;
   enabledAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type NewProvider = Omit<ProviderRecord, "id" | "environmentId" | "enabledAt" | "createdAt" | "updatedAt" | "clientSecretSealed">;
+type IssuerFields = "issuer" | "tokenUrl" | "userinfoUrl" | "preset";
+export type NewProvider = Omit<ProviderRecord, "id" | "environmentId" | "enabledAt" | "createdAt" | "updatedAt" | "clientSecretSealed" | IssuerFields> &
+  Partial<Pick<ProviderRecord, IssuerFields>>;
 
 /** Inserts a provider, enabled at creation. The id is chosen by the caller so the secret can be sealed to it. */
 export async function insertProvider(
@@ -36,8 +42,8 @@ export async function insertProvider(
   const row = await q.one(
     `INSERT INTO providers (id, environment_id, provider, client_id, client_secret_sealed, authorization_url, base_auth_url,
        scopes, default_chain_id, default_chain, key_export_url, terms_url, terms_accepted_by_member_id,
-       terms_accepted_email, terms_accepted_at, settings, enabled_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, now()) RETURNING *`,
+       terms_accepted_email, terms_accepted_at, settings, issuer, token_url, userinfo_url, preset, enabled_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, now()) RETURNING *`,
     [
       id,
       environmentId,
@@ -55,6 +61,10 @@ export async function insertProvider(
       p.termsAcceptedEmail,
       p.termsAcceptedAt,
       p.settings,
+      p.issuer ?? null,
+      p.tokenUrl ?? null,
+      p.userinfoUrl ?? null,
+      p.preset ?? null,
     ],
   );
   return toProvider(row);
@@ -98,6 +108,65 @@ export async function setProviderEnabled(
   return row ? toProvider(row) : null;
 }
 
+/** The columns an update may change (settings replaces the whole jsonb: the caller merges). */
+export interface ProviderChanges {
+  clientId?: string | null;
+  /** undefined: keep; null: remove; string: the new sealed value. */
+  clientSecretSealed?: string | null;
+  authorizationUrl?: string | null;
+  baseAuthUrl?: string | null;
+  scopes?: string | null;
+  defaultChainId?: number | null;
+  defaultChain?: string | null;
+  keyExportUrl?: string | null;
+  issuer?: string | null;
+  tokenUrl?: string | null;
+  userinfoUrl?: string | null;
+  settings?: Record<string, unknown>;
+}
+
+const CHANGE_COLUMNS: Record<keyof ProviderChanges, string> = {
+  clientId: "client_id",
+  clientSecretSealed: "client_secret_sealed",
+  authorizationUrl: "authorization_url",
+  baseAuthUrl: "base_auth_url",
+  scopes: "scopes",
+  defaultChainId: "default_chain_id",
+  defaultChain: "default_chain",
+  keyExportUrl: "key_export_url",
+  issuer: "issuer",
+  tokenUrl: "token_url",
+  userinfoUrl: "userinfo_url",
+  settings: "settings",
+};
+
+/** Applies the given changes; column names come from the fixed map above, values are parameters. */
+export async function updateProvider(
+  q: Queryable,
+  environmentId: string,
+  providerId: string,
+  changes: ProviderChanges,
+): Promise<ProviderRecord | null> {
+  const sets: string[] = [];
+  const params: unknown[] = [environmentId, providerId];
+  for (const [key, column] of Object.entries(CHANGE_COLUMNS) as [keyof ProviderChanges, string][]) {
+    if (changes[key] === undefined) continue;
+    params.push(changes[key]);
+    sets.push(`${column} = $${params.length}`);
+  }
+  sets.push("updated_at = now()");
+  const row = await q.oneOrNone(
+    `UPDATE providers SET ${sets.join(", ")} WHERE environment_id = $1 AND id = $2 RETURNING *`,
+    params,
+  );
+  return row ? toProvider(row) : null;
+}
+
+export async function deleteProvider(q: Queryable, environmentId: string, providerId: string): Promise<ProviderRecord | null> {
+  const row = await q.oneOrNone("DELETE FROM providers WHERE environment_id = $1 AND id = $2 RETURNING *", [environmentId, providerId]);
+  return row ? toProvider(row) : null;
+}
+
 function toProvider(r: Record<string, any>): ProviderRecord {
   return {
     id: r.id,
@@ -115,6 +184,10 @@ function toProvider(r: Record<string, any>): ProviderRecord {
     termsAcceptedByMemberId: r.terms_accepted_by_member_id,
     termsAcceptedEmail: r.terms_accepted_email,
     termsAcceptedAt: r.terms_accepted_at,
+    issuer: r.issuer,
+    tokenUrl: r.token_url,
+    userinfoUrl: r.userinfo_url,
+    preset: r.preset,
     settings: r.settings,
     enabledAt: r.enabled_at,
     createdAt: r.created_at,

@@ -17,6 +17,8 @@ export interface Member {
   lastName: string | null;
   role: string;
   accountId: string;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
 export async function insertOrganization(q: Queryable, name: string): Promise<{ id: string; name: string }> {
@@ -25,9 +27,9 @@ export async function insertOrganization(q: Queryable, name: string): Promise<{ 
   return { id, name };
 }
 
-export async function insertProject(q: Queryable, organizationId: string, name: string): Promise<{ id: string }> {
+export async function insertProject(q: Queryable, organizationId: string, name: string, description: string | null = null): Promise<{ id: string }> {
   const id = randomUUID();
-  await q.none("INSERT INTO projects (id, organization_id, name) VALUES ($1, $2, $3)", [id, organizationId, name]);
+  await q.none("INSERT INTO projects (id, organization_id, name, description) VALUES ($1, $2, $3, $4)", [id, organizationId, name, description]);
   return { id };
 }
 
@@ -36,12 +38,13 @@ export async function insertEnvironment(
   organizationId: string,
   projectId: string,
   name: "live" | "sandbox",
+  settings: Record<string, unknown> = {},
 ): Promise<EnvironmentRef> {
   const id = randomUUID();
   await q.none(
-    `INSERT INTO environments (id, organization_id, project_id, name)
-     SELECT $1, $2, p.id, $4 FROM projects p WHERE p.id = $3 AND p.organization_id = $2`,
-    [id, organizationId, projectId, name],
+    `INSERT INTO environments (id, organization_id, project_id, name, settings)
+     SELECT $1, $2, p.id, $4, $5 FROM projects p WHERE p.id = $3 AND p.organization_id = $2`,
+    [id, organizationId, projectId, name, settings],
   );
   return { id, projectId, organizationId, name };
 }
@@ -103,7 +106,7 @@ export async function findMemberByEmail(q: Queryable, organizationId: string, em
   return row ? toMember(row) : null;
 }
 
-function toMember(r: Record<string, any>): Member {
+export function toMember(r: Record<string, any>): Member {
   return {
     id: r.id,
     organizationId: r.organization_id,
@@ -113,6 +116,8 @@ function toMember(r: Record<string, any>): Member {
     lastName: r.last_name,
     role: r.role,
     accountId: r.account_id,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
   };
 }
 

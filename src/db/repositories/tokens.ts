@@ -3,8 +3,10 @@ import type { Queryable } from "../db.js";
 
 export interface TokenRecord {
   id: string;
-  organizationId: string;
-  environmentId: string;
+  /** Null for member (account) tokens, which belong to no organization or environment. */
+  organizationId: string | null;
+  environmentId: string | null;
+  accountId: string | null;
   checksum: string;
   note: string;
   active: boolean;
@@ -58,14 +60,14 @@ export async function insertAccountToken(
   q: Queryable,
   accountId: string,
   t: { tokenHash: Buffer; checksum: string; note: string; createdByMemberId: string | null; permissions: string[] },
-): Promise<{ id: string }> {
+): Promise<TokenRecord> {
   const id = randomUUID();
   await q.none(
     `INSERT INTO api_tokens (id, account_id, token_hash, checksum, note, created_by_member_id, permissions)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     [id, accountId, t.tokenHash, t.checksum, t.note, t.createdByMemberId, t.permissions],
   );
-  return { id };
+  return toToken(await q.one(`${SELECT_TOKEN} WHERE t.account_id = $1 AND t.id = $2`, [accountId, id]));
 }
 
 export async function listTokens(q: Queryable, environmentId: string): Promise<TokenRecord[]> {
@@ -73,6 +75,58 @@ export async function listTokens(q: Queryable, environmentId: string): Promise<T
     environmentId,
   ]);
   return rows.map(toToken);
+}
+
+export async function listTokensPage(
+  q: Queryable,
+  environmentId: string,
+  page: { offset: number; limit: number },
+): Promise<{ tokens: TokenRecord[]; count: number }> {
+  const rows = await q.any(
+    `${SELECT_TOKEN} WHERE t.environment_id = $1 AND t.deleted_at IS NULL ORDER BY t.created_at DESC, t.id LIMIT $2 OFFSET $3`,
+    [environmentId, page.limit, page.offset],
+  );
+  const { n } = await q.one<{ n: number }>("SELECT count(*)::int AS n FROM api_tokens WHERE environment_id = $1 AND deleted_at IS NULL", [
+    environmentId,
+  ]);
+  return { tokens: rows.map(toToken), count: n };
+}
+
+/** The member (account) tokens of an account. */
+export async function listAccountTokens(
+  q: Queryable,
+  accountId: string,
+  page: { offset: number; limit: number },
+): Promise<{ tokens: TokenRecord[]; count: number }> {
+  const rows = await q.any(
+    `${SELECT_TOKEN} WHERE t.account_id = $1 AND t.deleted_at IS NULL ORDER BY t.created_at DESC, t.id LIMIT $2 OFFSET $3`,
+    [accountId, page.limit, page.offset],
+  );
+  const { n } = await q.one<{ n: number }>("SELECT count(*)::int AS n FROM api_tokens WHERE account_id = $1 AND deleted_at IS NULL", [
+    accountId,
+  ]);
+  return { tokens: rows.map(toToken), count: n };
+}
+
+/** Soft-deletes an account's token; returns its hash so that caches can be invalidated, or null when absent. */
+export async function deleteAccountToken(q: Queryable, accountId: string, tokenId: string): Promise<{ hash: Buffer; record: TokenRecord } | null> {
+  const row = await q.oneOrNone(
+    `UPDATE api_tokens SET deleted_at = now(), active = false
+     WHERE account_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id`,
+    [accountId, tokenId],
+  );
+  if (!row) return null;
+  const full = await q.one(`${SELECT_TOKEN} WHERE t.account_id = $1 AND t.id = $2`, [accountId, tokenId]);
+  return { hash: full.token_hash as Buffer, record: toToken(full) };
+}
+
+/** One environment token (with its hash, for cache invalidation), locked; null when absent or deleted. */
+export async function lockToken(q: Queryable, environmentId: string, tokenId: string): Promise<TokenRecord | null> {
+  const row = await q.oneOrNone(`${SELECT_TOKEN} WHERE t.environment_id = $1 AND t.id = $2 AND t.deleted_at IS NULL FOR UPDATE OF t`, [
+    environmentId,
+    tokenId,
+  ]);
+  return row ? toToken(row) : null;
 }
 
 /** Soft-deletes the token; returns its hash so that caches can be invalidated, or null when absent. */
@@ -128,6 +182,7 @@ function toToken(r: Record<string, any>): TokenRecord {
     id: r.id,
     organizationId: r.organization_id,
     environmentId: r.environment_id,
+    accountId: r.account_id,
     checksum: r.checksum,
     note: r.note,
     active: r.active,

@@ -1,7 +1,10 @@
 import { notFound, unprocessable } from "../../errors.js";
 import * as users from "../../db/repositories/users.js";
 import * as wallets from "../../db/repositories/wallets.js";
+import type { WalletRecoveryInput } from "../../workflows/wallet-recovery.js";
+import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
+import type { EnvironmentAccess } from "../tenancy/access.js";
 import { normalizeWalletAddress } from "./addresses.js";
 
 export interface WalletInput {
@@ -24,41 +27,68 @@ export function prepareWallet(w: WalletInput): wallets.NewWallet {
   };
 }
 
+/** What the audit trail keeps of a wallet (public data only). */
+export function walletSnapshot(w: wallets.WalletRecord) {
+  return { id: w.id, userId: w.userId, name: w.name, chain: w.chain, address: w.address, provider: w.provider, properties: w.properties };
+}
+
 /** Links a wallet to a user. Fails with 422 when the user already has an embedded wallet linked (spec). */
-export async function createWallet(deps: Deps, environmentId: string, userId: string, input: WalletInput) {
-  const prepared = prepareWallet(input);
-  return deps.db.tx(async (t) => {
-    // Lock the user row so two concurrent links cannot both pass the embedded-wallet check.
-    const user = await t.oneOrNone("SELECT id FROM users WHERE environment_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE", [
-      environmentId,
-      userId,
-    ]);
-    if (!user) throw notFound("user");
+export async function createWallet(deps: Deps, access: EnvironmentAccess, userId: string, input: WalletInput) {
+  const environmentId = access.environmentId;
+  return audited(deps, access, async (t, record) => {
+    // Lock the user row so two concurrent links cannot both pass the embedded-wallet check. The user is
+    // found first: another tenant's user id answers 404 whatever the body holds.
+    if (!(await wallets.lockUser(t, environmentId, userId))) throw notFound("user");
+    const prepared = prepareWallet(input);
     if (await wallets.userHasEmbeddedWallet(t, environmentId, userId))
       throw unprocessable("user_has_embedded_wallet", "the user already has an embedded wallet linked");
     if (await wallets.addressLinked(t, environmentId, prepared.chain, prepared.address))
       throw unprocessable("wallet_already_linked", `wallet ${prepared.address} is already linked to a user of this environment`);
-    return wallets.insertWallet(t, environmentId, userId, prepared);
+    const created = await wallets.insertWallet(t, environmentId, userId, prepared).catch((err) => {
+      if ((err as { code?: string }).code === "23505")
+        throw unprocessable("wallet_already_linked", `wallet ${prepared.address} is already linked to a user of this environment`);
+      throw err;
+    });
+    await record({ action: "wallet.created", resourceType: "wallet", resourceId: created.id, after: walletSnapshot(created) });
+    return created;
   });
 }
 
-export async function listUserWallets(deps: Deps, environmentId: string, userId: string) {
-  if (!(await users.findUser(deps.db, environmentId, userId))) throw notFound("user");
-  return wallets.listUserWallets(deps.db, environmentId, userId);
+export async function listUserWallets(deps: Deps, access: EnvironmentAccess, userId: string) {
+  if (!(await users.findUser(deps.db, access.environmentId, userId))) throw notFound("user");
+  return wallets.listUserWallets(deps.db, access.environmentId, userId);
 }
 
-export async function getWallet(deps: Deps, environmentId: string, walletId: string) {
-  const wallet = await wallets.findWallet(deps.db, environmentId, walletId);
+export function listEnvironmentWallets(deps: Deps, access: EnvironmentAccess, filters: wallets.WalletFilters, page: { offset: number; limit: number }) {
+  return wallets.listEnvironmentWallets(deps.db, access.environmentId, filters, page);
+}
+
+export async function getWallet(deps: Deps, access: EnvironmentAccess, walletId: string) {
+  const wallet = await wallets.findWallet(deps.db, access.environmentId, walletId);
   if (!wallet) throw notFound("wallet");
   return wallet;
 }
 
-export async function deleteWallet(deps: Deps, environmentId: string, walletId: string): Promise<void> {
-  if (!(await wallets.softDeleteWallet(deps.db, environmentId, walletId))) throw notFound("wallet");
+/** Soft-deletes the wallet with its additional addresses and custody HD wallet (recoverable). */
+export async function deleteWallet(deps: Deps, access: EnvironmentAccess, walletId: string): Promise<void> {
+  await audited(deps, access, async (t, record) => {
+    const wallet = await wallets.findWallet(t, access.environmentId, walletId);
+    if (!wallet || !(await wallets.softDeleteWallet(t, access.environmentId, walletId))) throw notFound("wallet");
+    await record({ action: "wallet.deleted", resourceType: "wallet", resourceId: walletId, before: walletSnapshot(wallet) });
+  });
 }
 
-/** Runs the recovery as a Temporal workflow (durable, one per user at a time) and waits for its result. */
-export async function recoverWallets(deps: Deps, environmentId: string, userId: string) {
-  if (!(await users.findUser(deps.db, environmentId, userId))) throw notFound("user");
-  return deps.flows.recoverWallets({ environmentId, userId });
+/**
+ * Runs the recovery as a Temporal workflow (durable, one per user at a time) and waits for its result. The
+ * activity writes the audit rows (wallet.recovered) in the transaction that recovers, so the actor travels
+ * in the workflow input.
+ */
+export async function recoverWallets(deps: Deps, access: EnvironmentAccess, userId: string) {
+  if (!(await users.findUser(deps.db, access.environmentId, userId))) throw notFound("user");
+  const input: WalletRecoveryInput = {
+    environmentId: access.environmentId,
+    userId,
+    audit: { organizationId: access.organizationId, actor: access.actor },
+  };
+  return deps.flows.recoverWallets(input);
 }

@@ -3,9 +3,10 @@ import { InvitesService } from "../../gen/sigil/organizations/v0/invites_service
 import type { InviteRecord } from "../../db/repositories/invites.js";
 import type { Deps } from "../../domain/deps.js";
 import * as invites from "../../domain/invites/service.js";
-import { organizationScope } from "../../domain/tenancy/scope.js";
-import { apiCaller } from "../context.js";
-import { str } from "../mappers.js";
+import { accountAccess, organizationAccess, resourceOrganizationAccess } from "../../domain/tenancy/access.js";
+import { str, ts } from "../mappers.js";
+import { pageOf } from "../paging.js";
+import { accountResourceAccess } from "../tenancy/caller.js";
 
 function toInvite(i: InviteRecord) {
   return {
@@ -16,20 +17,24 @@ function toInvite(i: InviteRecord) {
     email: str(i.email),
     alias: str(i.alias),
     walletPublicKey: str(i.walletPublicKey),
+    phoneNumber: str(i.phoneNumber),
     role: i.role,
     createdByEmail: str(i.createdByEmail),
+    expiresAt: ts(i.expiresAt),
+    createdAt: ts(i.createdAt),
   };
 }
 
 export function registerInvites(router: ConnectRouter, deps: Deps) {
   router.service(InvitesService, {
     async listOrganizationInvites(req, ctx) {
-      const list = await invites.listInvites(deps, organizationScope(apiCaller(ctx), req.organizationId));
-      return { count: list.length, invites: list.map(toInvite) };
+      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const r = await invites.listInvites(deps, access.organizationId, pageOf(req));
+      return { count: r.count, invites: r.invites.map(toInvite) };
     },
     async createInvite(req, ctx) {
-      const p = apiCaller(ctx);
-      const created = await invites.createInvite(deps, p, organizationScope(p, req.organizationId), {
+      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const created = await invites.createInvite(deps, access, {
         email: req.email || undefined,
         alias: req.alias || undefined,
         walletPublicKey: req.walletPublicKey || undefined,
@@ -37,6 +42,20 @@ export function registerInvites(router: ConnectRouter, deps: Deps) {
         role: req.role,
       });
       return { invite: toInvite(created) };
+    },
+    // The invitee's side: account-level, the invitee is not a member yet.
+    async listInvites(req, ctx) {
+      const r = await invites.listAccountInvites(deps, accountAccess(ctx).accountId, pageOf(req));
+      return { count: r.count, invites: r.invites.map(toInvite) };
+    },
+    async updateInvite(req, ctx) {
+      const account = accountResourceAccess(ctx, "invite");
+      return { invite: toInvite(await invites.answerInvite(deps, account, req.inviteId, req.status as "accepted" | "rejected")) };
+    },
+    // The organization's side.
+    async deleteInvite(req, ctx) {
+      await invites.revokeInvite(deps, await resourceOrganizationAccess(deps, ctx, "invites", req.inviteId), req.inviteId);
+      return {};
     },
   });
 }

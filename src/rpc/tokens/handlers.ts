@@ -1,11 +1,13 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { TokensService } from "../../gen/sigil/tokens/v0/tokens_service_pb.js";
+import { UserTokensService } from "../../gen/sigil/tokens/v0/user_tokens_service_pb.js";
 import type { TokenRecord } from "../../db/repositories/tokens.js";
 import type { Deps } from "../../domain/deps.js";
-import { environmentScope } from "../../domain/tenancy/scope.js";
+import { accountAccess, environmentAccess } from "../../domain/tenancy/access.js";
 import * as tokens from "../../domain/tokens/service.js";
-import { apiCaller } from "../context.js";
 import { str, ts } from "../mappers.js";
+import { pageOf } from "../paging.js";
+import { accountResourceAccess, callerPermissions } from "../tenancy/caller.js";
 
 function toToken(t: TokenRecord, rawToken = "") {
   return {
@@ -18,25 +20,45 @@ function toToken(t: TokenRecord, rawToken = "") {
     active: t.active,
     createdAt: ts(t.createdAt),
     note: t.note,
-    projectEnvironmentId: t.environmentId,
-    projectEnvironment: { id: t.environmentId },
+    projectEnvironmentId: str(t.environmentId),
+    projectEnvironment: t.environmentId ? { id: t.environmentId } : undefined,
     lastUsedAt: ts(t.lastUsedAt),
+    permissions: t.permissions,
   };
 }
 
 export function registerTokens(router: ConnectRouter, deps: Deps) {
   router.service(TokensService, {
     async createToken(req, ctx) {
-      const p = apiCaller(ctx);
-      const { record, rawToken } = await tokens.createToken(deps, p, environmentScope(p, req.environmentId), req.note);
+      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const { record, rawToken } = await tokens.createToken(deps, access, callerPermissions(ctx, access.role), {
+        note: req.note,
+        permissions: req.permissions,
+      });
       return { token: toToken(record, rawToken) };
     },
     async listTokens(req, ctx) {
-      const list = await tokens.listTokens(deps, environmentScope(apiCaller(ctx), req.environmentId));
-      return { tokens: list.map((t) => toToken(t)), count: list.length };
+      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const r = await tokens.listTokens(deps, access.environmentId, pageOf(req));
+      return { tokens: r.tokens.map((t) => toToken(t)), count: r.count };
     },
     async deleteToken(req, ctx) {
-      await tokens.deleteToken(deps, environmentScope(apiCaller(ctx), req.environmentId), req.tokenId);
+      await tokens.deleteToken(deps, await environmentAccess(deps, ctx, req.environmentId), req.tokenId);
+      return {};
+    },
+  });
+
+  router.service(UserTokensService, {
+    async listUserTokens(req, ctx) {
+      const r = await tokens.listAccountTokens(deps, accountAccess(ctx).accountId, pageOf(req));
+      return { tokens: r.tokens.map((t) => toToken(t)), count: r.count };
+    },
+    async createUserToken(req, ctx) {
+      const { record, rawToken } = await tokens.createAccountToken(deps, accountAccess(ctx), { note: req.note, permissions: req.permissions });
+      return { token: toToken(record, rawToken) };
+    },
+    async deleteUserToken(req, ctx) {
+      await tokens.deleteAccountToken(deps, accountResourceAccess(ctx, "token"), req.tokenId);
       return {};
     },
   });

@@ -1,9 +1,45 @@
+import type { CustomFieldRecord } from "../../db/repositories/custom-fields.js";
+import type { SessionRecord } from "../../db/repositories/users.js";
 import type { UserAggregateRecord as UserAggregate } from "../../db/repositories/user-aggregate.js";
+import type { UserView } from "../../domain/users/service.js";
 import { str, ts } from "../mappers.js";
 import { toWallet } from "../wallets/mappers.js";
 
+/** The spec's custom field (also the items of a User's missingFields). */
+export function toCustomField(f: CustomFieldRecord) {
+  return {
+    id: f.id,
+    name: f.name,
+    required: f.required,
+    enabled: f.enabled,
+    unique: f.unique,
+    verify: f.verify,
+    type: f.type,
+    validationRules: {
+      unique: f.unique,
+      regex: str(f.regex),
+      validOptions: f.validOptions.map((o) => ({ label: o.label })),
+      checkboxText: str(f.checkboxText),
+    },
+    validationType: f.validationType,
+    label: str(f.label),
+    position: f.position,
+    createdAt: ts(f.createdAt),
+    updatedAt: ts(f.updatedAt),
+  };
+}
+
+export function toSession(s: SessionRecord) {
+  return { id: s.id, createdAt: ts(s.createdAt), ipAddress: str(s.ipAddress), userAgent: str(s.userAgent), revokedAt: ts(s.revokedAt) };
+}
+
+/** A user as the domain returns it, with the required custom fields it lacks. */
+export function toUserView(v: UserView) {
+  return toUser(v.aggregate, v.missingFields);
+}
+
 /** The spec's User resource, credentials in the order they were verified. */
-export function toUser(a: UserAggregate) {
+export function toUser(a: UserAggregate, missing: readonly CustomFieldRecord[] = []) {
   const u = a.user;
   const walletCredentials = a.wallets.map((w) => ({
     at: w.createdAt,
@@ -71,13 +107,9 @@ export function toUser(a: UserAggregate) {
     walletPublicKey: str(firstWallet?.address),
     wallet: str(firstWallet?.name),
     chain: str(firstWallet?.chain),
-    sessions: a.sessions.map((s) => ({
-      id: s.id,
-      createdAt: ts(s.createdAt),
-      ipAddress: str(s.ipAddress),
-      userAgent: str(s.userAgent),
-      revokedAt: ts(s.revokedAt),
-    })),
+    sessions: a.sessions.map(toSession),
+    missingFields: missing.map(toCustomField),
+    externalUserId: str(u.externalUserId),
     wallets: a.wallets.map(toWallet),
     oauthAccounts: a.credentials
       .filter((c) => c.format === "oauth")

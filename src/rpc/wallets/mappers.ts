@@ -1,6 +1,7 @@
 import type { WalletRecord } from "../../db/repositories/wallets.js";
 import { ts } from "../mappers.js";
 
+/** The spec's Wallet as it appears inside a User (the user is implied there). */
 export function toWallet(w: WalletRecord) {
   const p = w.properties as Record<string, unknown>;
   return {
@@ -15,4 +16,9 @@ export function toWallet(w: WalletRecord) {
     },
     lastSelectedAt: ts(w.lastSelectedAt),
   };
+}
+
+/** A wallet answered on its own (wallet operations): names its user. */
+export function walletView(w: WalletRecord) {
+  return { ...toWallet(w), userId: w.userId };
 }

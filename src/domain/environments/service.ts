@@ -1,0 +1,51 @@
+import { notFound } from "../../errors.js";
+import * as projects from "../../db/repositories/projects.js";
+import { audited } from "../audit/audit.js";
+import type { Deps } from "../deps.js";
+import type { EnvironmentAccess } from "../tenancy/access.js";
+import { ensureSigningKey } from "./keys.js";
+import { checkSections, effectiveSettings, type SettingsDocument } from "./settings.js";
+
+type Page = { offset: number; limit: number };
+
+export interface EnvironmentView extends Omit<projects.EnvironmentRecord, "settings"> {
+  settings: Required<SettingsDocument>;
+}
+
+const view = (e: projects.EnvironmentRecord): EnvironmentView => ({ ...e, settings: effectiveSettings(e.settings) });
+
+export async function listProjectEnvironments(deps: Deps, organizationId: string, projectId: string, page: Page) {
+  const r = await projects.listProjectEnvironments(deps.db, organizationId, projectId, page);
+  return { environments: r.environments.map(view), count: r.count };
+}
+
+export async function getEnvironment(deps: Deps, access: EnvironmentAccess): Promise<EnvironmentView> {
+  const e = await projects.findEnvironmentRecord(deps.db, access.environmentId);
+  if (!e) throw notFound("environment");
+  return view(e);
+}
+
+/** Replaces the sections given; the others stay as they are. */
+export async function updateEnvironmentSettings(deps: Deps, access: EnvironmentAccess, update: SettingsDocument): Promise<EnvironmentView> {
+  const sections = checkSections(update);
+  return audited(deps, access, async (t, record) => {
+    const before = await projects.findEnvironmentRecord(t, access.environmentId, { forUpdate: true });
+    if (!before) throw notFound("environment");
+    const merged = { ...effectiveSettings(before.settings), ...sections };
+    const after = await projects.updateEnvironmentSettings(t, access.environmentId, merged);
+    await record({
+      action: "environment.updated",
+      resourceType: "environment",
+      resourceId: access.environmentId,
+      before: { settings: effectiveSettings(before.settings) },
+      after: { settings: merged },
+    });
+    return view(after);
+  });
+}
+
+/** The public half of the environment's JWT signing key (made on first use for older environments). */
+export async function getEnvironmentKey(deps: Deps, access: EnvironmentAccess) {
+  const k = await ensureSigningKey(deps, deps.db, access.environmentId);
+  return { kid: k.kid, alg: k.alg, publicKey: k.publicKeyPem, jwk: k.publicJwk, createdAt: k.createdAt };
+}

@@ -1,0 +1,90 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { ExchangesService } from "../../gen/sigil/settings/v0/exchanges_service_pb.js";
+import { ComplianceService } from "../../gen/sigil/settings/v0/compliance_service_pb.js";
+import type { ExchangeRecord } from "../../db/repositories/exchanges.js";
+import type { ComplianceRecord } from "../../db/repositories/compliance.js";
+import * as compliance from "../../domain/compliance/service.js";
+import type { Deps } from "../../domain/deps.js";
+import * as exchanges from "../../domain/exchanges/service.js";
+import { environmentAccess, resourceEnvironmentAccess } from "../../domain/tenancy/access.js";
+import { orNull, str, ts } from "../mappers.js";
+import { pageOf } from "../paging.js";
+
+/** The credentials are write-only: only the masked hint of the API key is shown. */
+function toExchange(e: ExchangeRecord) {
+  return {
+    id: e.id,
+    exchange: e.exchange,
+    displayName: str(e.displayName),
+    apiBaseUrl: str(e.apiBaseUrl),
+    apiKeyHint: e.apiKeyHint,
+    hasPassphrase: e.passphraseSealed !== null,
+    enabledAt: ts(e.enabledAt),
+    projectEnvironmentId: e.environmentId,
+    createdAt: ts(e.createdAt),
+    updatedAt: ts(e.updatedAt),
+  };
+}
+
+function toCompliance(c: ComplianceRecord) {
+  return {
+    projectEnvironmentId: c.environmentId,
+    sanctionsEnabled: c.sanctionsEnabledAt !== null,
+    sanctionsEnabledAt: ts(c.sanctionsEnabledAt),
+    updatedAt: ts(c.updatedAt),
+  };
+}
+
+export function registerExchanges(router: ConnectRouter, deps: Deps) {
+  const byId = (ctx: Parameters<typeof resourceEnvironmentAccess>[1], id: string) => resourceEnvironmentAccess(deps, ctx, "exchanges", id);
+  router.service(ExchangesService, {
+    async listExchanges(req, ctx) {
+      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const { exchanges: list, count } = await exchanges.listExchanges(deps, access, pageOf(req));
+      return { exchanges: list.map(toExchange), count };
+    },
+    async createExchange(req, ctx) {
+      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const created = await exchanges.createExchange(deps, access, {
+        exchange: req.exchange,
+        apiKey: req.apiKey,
+        apiSecret: req.apiSecret,
+        passphrase: orNull(req.passphrase),
+        displayName: orNull(req.displayName),
+        apiBaseUrl: orNull(req.apiBaseUrl),
+      });
+      return { exchange: toExchange(created) };
+    },
+    async getExchange(req, ctx) {
+      const access = await byId(ctx, req.exchangeId);
+      return { exchange: toExchange(await exchanges.getExchange(deps, access, req.exchangeId)) };
+    },
+    async deleteExchange(req, ctx) {
+      const access = await byId(ctx, req.exchangeId);
+      await exchanges.deleteExchange(deps, access, req.exchangeId);
+      return {};
+    },
+    async enableExchange(req, ctx) {
+      const access = await byId(ctx, req.exchangeId);
+      return { exchange: toExchange(await exchanges.setExchangeEnabled(deps, access, req.exchangeId, true)) };
+    },
+    async disableExchange(req, ctx) {
+      const access = await byId(ctx, req.exchangeId);
+      return { exchange: toExchange(await exchanges.setExchangeEnabled(deps, access, req.exchangeId, false)) };
+    },
+  });
+  router.service(ComplianceService, {
+    async getCompliance(req, ctx) {
+      const access = await environmentAccess(deps, ctx, req.environmentId);
+      return { compliance: toCompliance(await compliance.getCompliance(deps, access)) };
+    },
+    async enableSanctions(req, ctx) {
+      const access = await environmentAccess(deps, ctx, req.environmentId);
+      return { compliance: toCompliance(await compliance.setSanctionsEnabled(deps, access, true)) };
+    },
+    async disableSanctions(req, ctx) {
+      const access = await environmentAccess(deps, ctx, req.environmentId);
+      return { compliance: toCompliance(await compliance.setSanctionsEnabled(deps, access, false)) };
+    },
+  });
+}

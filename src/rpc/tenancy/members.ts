@@ -1,0 +1,34 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { MembersService } from "../../gen/sigil/organizations/v0/members_service_pb.js";
+import type { Deps } from "../../domain/deps.js";
+import * as members from "../../domain/members/service.js";
+import { accountAccess, organizationAccess, resourceOrganizationAccess } from "../../domain/tenancy/access.js";
+import { pageOf } from "../paging.js";
+import { toMember } from "./mappers.js";
+
+export function registerMembers(router: ConnectRouter, deps: Deps) {
+  router.service(MembersService, {
+    async listOrganizationMembers(req, ctx) {
+      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const r = await members.listMembers(deps, access.organizationId, pageOf(req));
+      return { members: r.members.map(toMember), count: r.count };
+    },
+    async updateMemberRole(req, ctx) {
+      const access = await resourceOrganizationAccess(deps, ctx, "members", req.memberId);
+      return { member: toMember(await members.updateMemberRole(deps, access, req.memberId, req.role)) };
+    },
+    async deleteMember(req, ctx) {
+      await members.deleteMember(deps, await resourceOrganizationAccess(deps, ctx, "members", req.memberId), req.memberId);
+      return {};
+    },
+    async delegateOwnership(req, ctx) {
+      const access = await resourceOrganizationAccess(deps, ctx, "members", req.memberId);
+      const r = await members.delegateOwnership(deps, access, req.memberId);
+      return { member: toMember(r.member), previousOwner: toMember(r.previousOwner) };
+    },
+    async listMembershipEnvironmentIds(_req, ctx) {
+      const ids = await members.listMembershipEnvironmentIds(deps, accountAccess(ctx).accountId);
+      return { environmentIds: ids, count: ids.length };
+    },
+  });
+}

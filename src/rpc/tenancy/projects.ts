@@ -1,0 +1,68 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { toJson } from "@bufbuild/protobuf";
+import { ProjectsService } from "../../gen/sigil/projects/v0/projects_service_pb.js";
+import { EnvironmentsService } from "../../gen/sigil/projects/v0/environments_service_pb.js";
+import { GeneralSettingsSchema, SdkSettingsSchema, SecuritySettingsSchema } from "../../gen/sigil/projects/v0/projects_pb.js";
+import type { Deps } from "../../domain/deps.js";
+import * as environments from "../../domain/environments/service.js";
+import type { SettingsDocument } from "../../domain/environments/settings.js";
+import * as projects from "../../domain/projects/service.js";
+import { environmentAccess, organizationAccess, projectAccess } from "../../domain/tenancy/access.js";
+import { orNull, ts } from "../mappers.js";
+import { pageOf } from "../paging.js";
+import { toEnvironment, toProject } from "./mappers.js";
+
+const asJson = (v: unknown) => v as Record<string, unknown>;
+
+export function registerProjects(router: ConnectRouter, deps: Deps) {
+  router.service(ProjectsService, {
+    async listProjects(req, ctx) {
+      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const r = await projects.listProjects(deps, access.organizationId, pageOf(req));
+      return { projects: r.projects.map(toProject), count: r.count };
+    },
+    async createProject(req, ctx) {
+      const access = await organizationAccess(deps, ctx, req.organizationId);
+      return { project: toProject(await projects.createProject(deps, access, { name: req.name, description: orNull(req.description) })) };
+    },
+    async getProject(req, ctx) {
+      return { project: toProject(await projects.getProject(deps, await projectAccess(deps, ctx, req.projectId))) };
+    },
+    async updateProject(req, ctx) {
+      const access = await projectAccess(deps, ctx, req.projectId);
+      const updated = await projects.updateProject(deps, access, {
+        name: req.name,
+        description: req.description === undefined ? undefined : orNull(req.description),
+      });
+      return { project: toProject(updated) };
+    },
+    async deleteProject(req, ctx) {
+      await projects.deleteProject(deps, await projectAccess(deps, ctx, req.projectId));
+      return {};
+    },
+  });
+
+  router.service(EnvironmentsService, {
+    async listProjectEnvironments(req, ctx) {
+      const access = await projectAccess(deps, ctx, req.projectId);
+      const r = await environments.listProjectEnvironments(deps, access.organizationId, access.projectId, pageOf(req));
+      return { environments: r.environments.map(toEnvironment), count: r.count };
+    },
+    async getEnvironment(req, ctx) {
+      return { environment: toEnvironment(await environments.getEnvironment(deps, await environmentAccess(deps, ctx, req.environmentId))) };
+    },
+    async updateEnvironmentSettings(req, ctx) {
+      const access = await environmentAccess(deps, ctx, req.environmentId);
+      // Sections in their JSON form (the stored document's); a section given replaces the stored one.
+      const update: SettingsDocument = {};
+      if (req.general) update.general = asJson(toJson(GeneralSettingsSchema, req.general));
+      if (req.security) update.security = asJson(toJson(SecuritySettingsSchema, req.security, { alwaysEmitImplicit: true }));
+      if (req.sdk) update.sdk = asJson(toJson(SdkSettingsSchema, req.sdk, { alwaysEmitImplicit: true }));
+      return { environment: toEnvironment(await environments.updateEnvironmentSettings(deps, access, update)) };
+    },
+    async getEnvironmentKeys(req, ctx) {
+      const k = await environments.getEnvironmentKey(deps, await environmentAccess(deps, ctx, req.environmentId));
+      return { key: { kid: k.kid, alg: k.alg, publicKey: k.publicKey, jwk: k.jwk, createdAt: ts(k.createdAt) } };
+    },
+  });
+}

@@ -1,0 +1,561 @@
+import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { base58, base64urlnopad } from "@scure/base";
+import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
+import { verifyMessage } from "viem";
+import { privateKeyToAddress } from "viem/accounts";
+import { bytesToHex, hexToBytes } from "viem/utils";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateApiToken } from "../../src/crypto/api-token.js";
+import { openWalletKey } from "../../src/crypto/wallet-keys.js";
+import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
+import { evaluatePolicy, validateRules } from "../../src/domain/waas/policy.js";
+import { verifyWaasSessionToken } from "../../src/domain/waas/session.js";
+import { WaasService } from "../../src/gen/sigil/waas/v0/waas_service_pb.js";
+import { startTestApp, type TestApp } from "../support/app.js";
+import { call } from "../support/http.js";
+import { seedWaas } from "./support/seed-waas.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const EVM_RECIPIENT = "0x52908400098527886E0F7030069857D2E4169EE7";
+
+let app: TestApp;
+let t: BootstrapResult;
+let other: BootstrapResult;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  t = await app.bootstrap({ ownerEmail: `waas-${randomUUID()}@example.com` });
+  other = await app.bootstrap({ ownerEmail: `waas-other-${randomUUID()}@example.com` });
+}, 60_000);
+afterAll(() => app?.stop());
+
+const base = (b: BootstrapResult = t) => `/environments/${b.environmentId}/waas`;
+
+async function count(table: string, environmentId = t.environmentId): Promise<number> {
+  return (await app.db.one(`SELECT count(*)::int AS n FROM ${table} WHERE environment_id = $1`, [environmentId])).n;
+}
+
+async function auditRows(action: string, resourceId: string) {
+  return app.db.any("SELECT * FROM audit_log WHERE action = $1 AND resource_id = $2", [action, resourceId]);
+}
+
+async function insertUser(b: BootstrapResult = t): Promise<string> {
+  const id = randomUUID();
+  await app.db.none("INSERT INTO users (id, environment_id, email) VALUES ($1, $2, $3)", [id, b.environmentId, `${id}@example.com`]);
+  return id;
+}
+
+async function createWallet(body: Record<string, unknown>, b: BootstrapResult = t) {
+  const res = await call(app.baseUrl, "POST", `${base(b)}/create`, { token: b.token, body });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+async function sign(walletId: string, message: string, b: BootstrapResult = t) {
+  return call(app.baseUrl, "POST", `${base(b)}/${walletId}/delegatedAccess/signMessage`, { token: b.token, body: { message } });
+}
+
+describe("delegated-access encryption public keys", () => {
+  const pem = () => generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({ type: "spki", format: "pem" }).toString();
+
+  it("registers (audited), lists with count and paging, and reads a key by its id", async () => {
+    const created = [];
+    for (const alg of ["RSA-OAEP-256", "HYBRID-RSA-AES-256"]) {
+      const res = await call(app.baseUrl, "POST", `${base()}/delegatedAccess/encryptionPublicKeys`, {
+        token: t.token,
+        body: { publicKey: pem(), alg, type: "external" },
+      });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.id).toMatch(UUID);
+      expect(res.body).toMatchObject({ alg, type: "external" });
+      created.push(res.body);
+      const audit = await auditRows("encryption_public_key.created", res.body.id);
+      expect(audit).toHaveLength(1);
+      expect(audit[0]).toMatchObject({ resource_type: "encryption_public_key", environment_id: t.environmentId, actor_token_id: t.tokenId });
+      expect(audit[0].changes.after.kid).toBe(res.body.kid);
+    }
+
+    const list = await call(app.baseUrl, "GET", `${base()}/delegatedAccess/encryptionPublicKeys`, { token: t.token });
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.count).toBe(await count("encryption_public_keys"));
+    expect(list.body.keys.map((k: any) => k.id)).toEqual(expect.arrayContaining(created.map((k) => k.id)));
+
+    const page = await call(app.baseUrl, "GET", `${base()}/delegatedAccess/encryptionPublicKeys?offset=1&limit=1`, { token: t.token });
+    expect(page.status).toBe(200);
+    expect(page.body.keys).toHaveLength(1);
+    expect(page.body.count).toBe(list.body.count);
+    expect(page.body.keys[0].id).toBe(list.body.keys[1].id);
+
+    const one = await call(app.baseUrl, "GET", `${base()}/delegatedAccess/encryptionPublicKeys/${created[0].id}`, { token: t.token });
+    expect(one.status, one.text).toBe(200);
+    expect(one.body).toEqual(created[0]);
+  });
+
+  it("answers 404 to other tenants and unknown ids, 400 to malformed ids and page sizes", async () => {
+    const res = await call(app.baseUrl, "POST", `${base()}/delegatedAccess/encryptionPublicKeys`, {
+      token: t.token,
+      body: { publicKey: pem(), alg: "RSA-OAEP-256", type: "service" },
+    });
+    expect(res.status).toBe(201);
+    const id = res.body.id;
+    // Another tenant: through its own environment (the key is not there) and through ours (not its environment).
+    for (const [path, token] of [
+      [`${base(other)}/delegatedAccess/encryptionPublicKeys/${id}`, other.token],
+      [`${base()}/delegatedAccess/encryptionPublicKeys/${id}`, other.token],
+      [`${base()}/delegatedAccess/encryptionPublicKeys/${id}`, other.memberToken],
+      [`${base()}/delegatedAccess/encryptionPublicKeys`, other.token],
+      [`${base()}/delegatedAccess/encryptionPublicKeys/${randomUUID()}`, t.token],
+    ]) {
+      const r = await call(app.baseUrl, "GET", path!, { token: token! });
+      expect(r.status, path).toBe(404);
+      expect(r.body).toMatchObject({ code: "not_found", error: expect.any(String) });
+    }
+    const list = await call(app.baseUrl, "GET", `${base(other)}/delegatedAccess/encryptionPublicKeys`, { token: other.token });
+    expect(list.body.keys.map((k: any) => k.id)).not.toContain(id);
+
+    const bad = await call(app.baseUrl, "GET", `${base()}/delegatedAccess/encryptionPublicKeys/${res.body.kid}`, { token: t.token });
+    expect(bad.status).toBe(400);
+    const big = await call(app.baseUrl, "GET", `${base()}/delegatedAccess/encryptionPublicKeys?limit=5000`, { token: t.token });
+    expect(big.status).toBe(400);
+    expect(big.body.code).toBe("invalid_limit");
+
+    const before = await count("encryption_public_keys");
+    const cross = await call(app.baseUrl, "POST", `${base()}/delegatedAccess/encryptionPublicKeys`, {
+      token: other.token,
+      body: { publicKey: pem(), alg: "RSA-OAEP-256", type: "external" },
+    });
+    expect(cross.status).toBe(404);
+    expect(await count("encryption_public_keys")).toBe(before);
+  });
+
+  it("the member token of the owner's account reaches the same keys", async () => {
+    const list = await call(app.baseUrl, "GET", `${base()}/delegatedAccess/encryptionPublicKeys`, { token: t.memberToken });
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.count).toBe(await count("encryption_public_keys"));
+  });
+});
+
+describe("POST /waas/authenticate", () => {
+  it("issues a 15-minute HS256 session token verifiable with the environment's sealed secret", async () => {
+    const started = Date.now();
+    const res = await call(app.baseUrl, "POST", `${base()}/authenticate`, { token: t.token, body: {} });
+    expect(res.status, res.text).toBe(200);
+    expect(typeof res.body.token).toBe("string");
+    const expiresAt = new Date(res.body.expiresAt).getTime();
+    expect(expiresAt - started).toBeGreaterThan(14 * 60_000);
+    expect(expiresAt - started).toBeLessThanOrEqual(15 * 60_000 + 2000);
+
+    // The secret is stored sealed; opened with the service's sealer it verifies the token with jose.
+    const row = await app.db.one("SELECT * FROM waas_session_keys WHERE environment_id = $1", [t.environmentId]);
+    expect(decodeProtectedHeader(res.body.token)).toMatchObject({ alg: "HS256", kid: row.id });
+    const secret = base64urlnopad.decode(app.deps.sealer.open(row.secret_sealed, `waas_session_key:${row.id}:secret`));
+    expect(row.secret_sealed).not.toContain(base64urlnopad.encode(secret));
+    const { payload } = await jwtVerify(res.body.token, secret, { issuer: "sigil", audience: "sigil:waas" });
+    expect(payload).toMatchObject({ sub: t.tokenId, environment_id: t.environmentId, scope: "waas" });
+    expect(payload.exp! - payload.iat!).toBe(15 * 60);
+    expect(payload.exp! * 1000).toBe(expiresAt);
+
+    // The service's own verification: accepted here, refused for another environment or when tampered with.
+    await expect(verifyWaasSessionToken(app.deps, t.environmentId, res.body.token)).resolves.toMatchObject({ sub: t.tokenId });
+    await expect(verifyWaasSessionToken(app.deps, other.environmentId, res.body.token)).rejects.toMatchObject({ code: "invalid_waas_session" });
+    const [h, p, s] = res.body.token.split(".");
+    const forged = [h, base64urlnopad.encode(new TextEncoder().encode(JSON.stringify({ ...decodeJwt(res.body.token), sub: randomUUID() }))), s].join(".");
+    expect(p).not.toBe(forged.split(".")[1]);
+    await expect(verifyWaasSessionToken(app.deps, t.environmentId, forged)).rejects.toMatchObject({ code: "invalid_waas_session" });
+
+    const audit = await auditRows("waas_session.created", payload.jti!);
+    expect(audit).toHaveLength(1);
+    expect(audit[0].changes.after.tokenId).toBe(t.tokenId);
+    expect(JSON.stringify(audit[0].changes)).not.toContain(res.body.token);
+  });
+
+  it("keeps one secret per environment and refuses other tenants", async () => {
+    const again = await call(app.baseUrl, "POST", `${base()}/authenticate`, { token: t.token });
+    expect(again.status, again.text).toBe(200);
+    expect(await count("waas_session_keys")).toBe(1);
+    const cross = await call(app.baseUrl, "POST", `${base()}/authenticate`, { token: other.token, body: {} });
+    expect(cross.status).toBe(404);
+    expect(cross.body.code).toBe("not_found");
+  });
+});
+
+describe("POST /waas/verifyApiKey", () => {
+  it("is true only for this environment's active tokens", async () => {
+    const verify = (apiKey: string, b: BootstrapResult = t) =>
+      call(app.baseUrl, "POST", `${base(b)}/verifyApiKey`, { token: b.token, body: { apiKey } });
+    expect((await verify(t.token)).body).toEqual({ valid: true });
+    expect((await verify(other.token)).body).toEqual({ valid: false });
+    expect((await verify(t.token, other)).body).toEqual({ valid: false });
+    expect((await verify("garbage")).body).toEqual({ valid: false });
+    expect((await verify(`sgl_${"0".repeat(64)}`)).body).toEqual({ valid: false });
+    expect((await verify(t.memberToken)).body).toEqual({ valid: false });
+
+    // A second token of the environment (inserted directly: token management is another area's).
+    const second = generateApiToken();
+    const secondId = randomUUID();
+    await app.db.none(
+      "INSERT INTO api_tokens (id, organization_id, environment_id, token_hash, checksum) VALUES ($1, $2, $3, $4, $5)",
+      [secondId, t.organizationId, t.environmentId, second.hash, second.checksum],
+    );
+    expect((await verify(second.raw)).body).toEqual({ valid: true });
+    await app.db.none("UPDATE api_tokens SET active = false WHERE id = $1", [secondId]);
+    expect((await verify(second.raw)).body).toEqual({ valid: false });
+    await app.db.none("UPDATE api_tokens SET active = true, deleted_at = now() WHERE id = $1", [secondId]);
+    expect((await verify(second.raw)).body).toEqual({ valid: false });
+
+    const missing = await call(app.baseUrl, "POST", `${base()}/verifyApiKey`, { token: t.token, body: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toEqual(expect.any(String));
+    const cross = await call(app.baseUrl, "POST", `${base()}/verifyApiKey`, { token: other.token, body: { apiKey: t.token } });
+    expect(cross.status).toBe(404);
+  });
+});
+
+describe("WaaS wallets", () => {
+  it("creates an EVM wallet for the environment with a real key sealed at rest (audited)", async () => {
+    const w = await createWallet({ chain: "EVM", name: "treasury" });
+    expect(w.id).toMatch(UUID);
+    expect(w).toMatchObject({ chain: "EVM", name: "treasury", delegatedAccess: { active: true, revokedAt: null } });
+    expect(w.userId).toBeUndefined();
+    expect(w.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(w.publicKey).toMatch(/^0x04[0-9a-f]{128}$/);
+    expect(typeof w.delegatedAccess.grantedAt).toBe("string");
+    expect(w.keyShareBackups).toEqual([]);
+
+    const row = await app.db.one("SELECT * FROM waas_wallets WHERE id = $1", [w.id]);
+    const key = openWalletKey(app.deps.sealer, row.private_key_sealed, `waas_wallet:${w.id}`);
+    expect(privateKeyToAddress(bytesToHex(key))).toBe(w.address);
+    expect(row.private_key_sealed).not.toContain(bytesToHex(key).slice(2));
+    expect(JSON.stringify(w)).not.toContain(row.private_key_sealed);
+    // Bound to its row: the sealed key does not open as another wallet's.
+    expect(() => openWalletKey(app.deps.sealer, row.private_key_sealed, `waas_wallet:${randomUUID()}`)).toThrow();
+
+    const audit = await auditRows("waas_wallet.created", w.id);
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ resource_type: "waas_wallet", environment_id: t.environmentId });
+    expect(audit[0].changes.after).toMatchObject({ chain: "EVM", address: w.address, delegatedAccess: true });
+    expect(JSON.stringify(audit[0].changes)).not.toContain(row.private_key_sealed);
+
+    const read = await call(app.baseUrl, "GET", `${base()}/${w.id}`, { token: t.token });
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toEqual(w);
+  });
+
+  it("creates a Solana wallet for a user of the environment", async () => {
+    const userId = await insertUser();
+    const w = await createWallet({ chain: "SOL", userId });
+    expect(w).toMatchObject({ chain: "SOL", userId });
+    expect(base58.decode(w.address)).toHaveLength(32);
+    expect(bytesToHex(base58.decode(w.address))).toBe(w.publicKey);
+  });
+
+  it("refuses bad input and other tenants' users, storing nothing", async () => {
+    const before = await count("waas_wallets");
+    const auditBefore = (await app.db.one("SELECT count(*)::int AS n FROM audit_log WHERE environment_id = $1", [t.environmentId])).n;
+    for (const body of [{}, { chain: "BTC" }, { chain: "EVM", userId: "nope" }, { chain: "EVM", name: "x".repeat(101) }]) {
+      const res = await call(app.baseUrl, "POST", `${base()}/create`, { token: t.token, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error).toEqual(expect.any(String));
+    }
+    const foreignUser = await insertUser(other);
+    for (const userId of [foreignUser, randomUUID()]) {
+      const res = await call(app.baseUrl, "POST", `${base()}/create`, { token: t.token, body: { chain: "EVM", userId } });
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe("not_found");
+    }
+    const cross = await call(app.baseUrl, "POST", `${base()}/create`, { token: other.token, body: { chain: "EVM" } });
+    expect(cross.status).toBe(404);
+    expect(await count("waas_wallets")).toBe(before);
+    expect((await app.db.one("SELECT count(*)::int AS n FROM audit_log WHERE environment_id = $1", [t.environmentId])).n).toBe(auditBefore);
+  });
+
+  it("reads a wallet only in its own environment", async () => {
+    const w = await createWallet({ chain: "EVM" });
+    for (const [path, token] of [
+      [`${base()}/${w.id}`, other.token],
+      [`${base()}/${w.id}`, other.memberToken],
+      [`${base(other)}/${w.id}`, other.token],
+      [`${base()}/${randomUUID()}`, t.token],
+    ]) {
+      const r = await call(app.baseUrl, "GET", path!, { token: token! });
+      expect(r.status, path).toBe(404);
+      expect(r.body.code).toBe("not_found");
+    }
+    expect((await call(app.baseUrl, "GET", `${base()}/not-a-uuid`, { token: t.token })).status).toBe(400);
+    expect((await call(app.baseUrl, "GET", `${base()}/${w.id}`, { token: t.memberToken })).status).toBe(200);
+  });
+});
+
+describe("delegated signing", () => {
+  it("signs EIP-191 (EVM) and ed25519 (SOL) messages that verify, each recorded in the audit trail", async () => {
+    const evm = await createWallet({ chain: "EVM" });
+    const message = `hello from waas ${randomUUID()}`;
+    const signed = await sign(evm.id, message);
+    expect(signed.status, signed.text).toBe(200);
+    expect(signed.body.signature).toMatch(/^0x[0-9a-f]{130}$/);
+    expect(await verifyMessage({ address: evm.address, message, signature: signed.body.signature })).toBe(true);
+    expect(await verifyMessage({ address: evm.address, message: `${message}!`, signature: signed.body.signature })).toBe(false);
+    const audit = await auditRows("waas_wallet.message_signed", evm.id);
+    expect(audit).toHaveLength(1);
+    expect(JSON.stringify(audit[0].changes)).not.toContain(message);
+
+    const sol = await createWallet({ chain: "SOL" });
+    const solSigned = await sign(sol.id, message);
+    expect(solSigned.status, solSigned.text).toBe(200);
+    const sig = base58.decode(solSigned.body.signature);
+    expect(sig).toHaveLength(64);
+    const bytes = new TextEncoder().encode(message);
+    expect(ed25519.verify(sig, bytes, hexToBytes(sol.publicKey))).toBe(true);
+    expect(ed25519.verify(sig, new TextEncoder().encode(`${message}!`), hexToBytes(sol.publicKey))).toBe(false);
+  });
+
+  it("refuses wallets created without delegated access, empty messages and other tenants", async () => {
+    const w = await createWallet({ chain: "EVM", delegatedAccess: false });
+    expect(w.delegatedAccess).toEqual({ active: false, grantedAt: null, revokedAt: null });
+    const res = await sign(w.id, "hi");
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ code: "delegated_access_not_granted", error: expect.any(String) });
+    const usable = await createWallet({ chain: "EVM" });
+    expect((await sign(usable.id, "")).status).toBe(400);
+    const cross = await call(app.baseUrl, "POST", `${base()}/${usable.id}/delegatedAccess/signMessage`, { token: other.token, body: { message: "x" } });
+    expect(cross.status).toBe(404);
+    expect((await sign(usable.id, "x", other)).status).toBe(404);
+    expect(await auditRows("waas_wallet.message_signed", usable.id)).toHaveLength(0);
+  });
+
+  it("DELETE .../delegatedAccess revokes one wallet: signing then answers 422", async () => {
+    const w = await createWallet({ chain: "SOL" });
+    expect((await sign(w.id, "before")).status).toBe(200);
+    const cross = await call(app.baseUrl, "DELETE", `${base()}/${w.id}/delegatedAccess`, { token: other.token });
+    expect(cross.status).toBe(404);
+    expect((await sign(w.id, "still")).status).toBe(200);
+
+    const del = await call(app.baseUrl, "DELETE", `${base()}/${w.id}/delegatedAccess`, { token: t.token });
+    expect(del.status, del.text).toBe(204);
+    expect(del.text).toBe("");
+    const res = await sign(w.id, "after");
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe("delegated_access_revoked");
+    const read = await call(app.baseUrl, "GET", `${base()}/${w.id}`, { token: t.token });
+    expect(read.body.delegatedAccess.active).toBe(false);
+    expect(typeof read.body.delegatedAccess.revokedAt).toBe("string");
+    expect(await auditRows("waas_wallet.delegated_access_revoked", w.id)).toHaveLength(1);
+    // Idempotent: a second revocation changes and records nothing.
+    expect((await call(app.baseUrl, "DELETE", `${base()}/${w.id}/delegatedAccess`, { token: t.token })).status).toBe(204);
+    expect(await auditRows("waas_wallet.delegated_access_revoked", w.id)).toHaveLength(1);
+    expect((await call(app.baseUrl, "DELETE", `${base()}/${randomUUID()}/delegatedAccess`, { token: t.token })).status).toBe(404);
+  });
+
+  it("POST .../delegatedAccess/revoke revokes named wallets or a user's wallets; bad input changes nothing", async () => {
+    const userId = await insertUser();
+    const u1 = await createWallet({ chain: "EVM", userId });
+    const u2 = await createWallet({ chain: "SOL", userId });
+    const env = await createWallet({ chain: "EVM" });
+    const named = await createWallet({ chain: "EVM" });
+    const path = `${base()}/delegatedAccess/revoke`;
+
+    const empty = await call(app.baseUrl, "POST", path, { token: t.token, body: {} });
+    expect(empty.status).toBe(400);
+    expect(empty.body.code).toBe("wallet_ids_or_user_id_required");
+    const unknown = await call(app.baseUrl, "POST", path, { token: t.token, body: { walletIds: [named.id, randomUUID()] } });
+    expect(unknown.status).toBe(404);
+    const foreign = await createWallet({ chain: "EVM" }, other);
+    const crossIds = await call(app.baseUrl, "POST", path, { token: t.token, body: { walletIds: [named.id, foreign.id] } });
+    expect(crossIds.status).toBe(404);
+    const cross = await call(app.baseUrl, "POST", path, { token: other.token, body: { walletIds: [named.id] } });
+    expect(cross.status).toBe(404);
+    expect((await call(app.baseUrl, "POST", path, { token: t.token, body: { walletIds: ["x"] } })).status).toBe(400);
+    expect((await sign(named.id, "still active")).status).toBe(200);
+    expect((await sign(foreign.id, "still active", other)).status).toBe(200);
+
+    const byUser = await call(app.baseUrl, "POST", path, { token: t.token, body: { userId } });
+    expect(byUser.status, byUser.text).toBe(200);
+    expect(byUser.body.revokedCount).toBe(2);
+    expect(byUser.body.wallets.map((w: any) => w.id).sort()).toEqual([u1.id, u2.id].sort());
+    expect(byUser.body.wallets.every((w: any) => w.delegatedAccess.active === false)).toBe(true);
+    expect((await sign(u1.id, "x")).body.code).toBe("delegated_access_revoked");
+    expect((await sign(u2.id, "x")).body.code).toBe("delegated_access_revoked");
+    expect((await sign(env.id, "x")).status).toBe(200);
+
+    const byIds = await call(app.baseUrl, "POST", path, { token: t.token, body: { walletIds: [named.id, u1.id] } });
+    expect(byIds.status).toBe(200);
+    expect(byIds.body.revokedCount).toBe(1);
+    expect((await sign(named.id, "x")).status).toBe(422);
+    expect(await auditRows("waas_wallet.delegated_access_revoked", named.id)).toHaveLength(1);
+    expect(await auditRows("waas_wallet.delegated_access_revoked", u1.id)).toHaveLength(1);
+  });
+});
+
+describe("WaaS policies", () => {
+  const path = () => `${base()}/policies`;
+
+  it("GET, PUT and DELETE answer 404 while there is no policy; invalid rules store nothing", async () => {
+    for (const verb of ["GET", "PUT", "DELETE"]) {
+      const res = await call(app.baseUrl, verb, path(), { token: t.token, body: verb === "PUT" ? { rules: [{ name: "a", type: "allow" }] } : undefined });
+      expect(res.status, verb).toBe(404);
+      expect(res.body.code).toBe("not_found");
+    }
+    for (const rules of [
+      [],
+      [{ name: "a", type: "maybe" }],
+      [{ name: "a", type: "allow", chains: ["BTC"] }],
+      [{ name: "a", type: "allow", maxValue: "ten" }],
+      [{ name: "a", type: "allow", methods: ["drain"] }],
+      [{ name: "a", type: "allow", chains: ["EVM"], addresses: ["not-an-address"] }],
+      [{ name: "a", type: "allow", chains: ["SOL"], addresses: [EVM_RECIPIENT] }],
+      [{ name: "a", type: "allow" }, { name: "A", type: "deny" }],
+    ]) {
+      const res = await call(app.baseUrl, "POST", path(), { token: t.token, body: { rules } });
+      expect(res.status, JSON.stringify(rules)).toBe(400);
+      expect(res.body.error).toEqual(expect.any(String));
+    }
+    expect(await count("waas_policies")).toBe(0);
+  });
+
+  it("creates (409 the second time), reads, updates and deletes the policy, and signing obeys it", async () => {
+    const evm = await createWallet({ chain: "EVM" });
+    const sol = await createWallet({ chain: "SOL" });
+    const created = await call(app.baseUrl, "POST", path(), {
+      token: t.token,
+      body: {
+        rules: [
+          { name: "no solana messages", type: "deny", chains: ["SOL"], methods: ["signMessage"] },
+          { name: "payouts", type: "allow", chains: ["EVM"], addresses: [EVM_RECIPIENT.toLowerCase()], maxValue: "0.5" },
+        ],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.id).toMatch(UUID);
+    expect(created.body.rules[1]).toEqual({
+      name: "payouts",
+      type: "allow",
+      chains: ["EVM"],
+      addresses: [EVM_RECIPIENT],
+      maxValue: "0.5",
+      methods: [],
+    });
+    expect(await auditRows("waas_policy.created", created.body.id)).toHaveLength(1);
+
+    const dup = await call(app.baseUrl, "POST", path(), { token: t.token, body: { rules: [{ name: "x", type: "allow" }] } });
+    expect(dup.status).toBe(409);
+    expect(dup.body.code).toBe("waas_policy_already_exists");
+    const read = await call(app.baseUrl, "GET", path(), { token: t.token });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(created.body);
+    expect((await call(app.baseUrl, "GET", `${base(other)}/policies`, { token: other.token })).status).toBe(404);
+    expect((await call(app.baseUrl, "GET", path(), { token: other.token })).status).toBe(404);
+    expect((await call(app.baseUrl, "DELETE", path(), { token: other.token })).status).toBe(404);
+
+    const denied = await sign(sol.id, "x");
+    expect(denied.status).toBe(422);
+    expect(denied.body).toMatchObject({ code: "policy_denied" });
+    expect((await sign(evm.id, "x")).status).toBe(200);
+
+    const updated = await call(app.baseUrl, "PUT", path(), { token: t.token, body: { rules: [{ name: "solana only", type: "allow", chains: ["SOL"] }] } });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.rules).toHaveLength(1);
+    const updateAudit = await auditRows("waas_policy.updated", created.body.id);
+    expect(updateAudit).toHaveLength(1);
+    expect(updateAudit[0].changes.before.rules).toHaveLength(2);
+    expect((await sign(evm.id, "x")).body.code).toBe("policy_denied");
+    expect((await sign(sol.id, "x")).status).toBe(200);
+
+    const badUpdate = await call(app.baseUrl, "PUT", path(), { token: t.token, body: { rules: [{ name: "x", type: "deny", chains: ["EVM"], addresses: ["zz"] }] } });
+    expect(badUpdate.status).toBe(400);
+    expect((await call(app.baseUrl, "GET", path(), { token: t.token })).body.rules[0].name).toBe("solana only");
+
+    const del = await call(app.baseUrl, "DELETE", path(), { token: t.token });
+    expect(del.status).toBe(204);
+    expect(await auditRows("waas_policy.deleted", created.body.id)).toHaveLength(1);
+    expect((await call(app.baseUrl, "GET", path(), { token: t.token })).status).toBe(404);
+    expect((await sign(evm.id, "x")).status).toBe(200);
+  });
+
+  it("evaluates recipients and values for requests that carry them", () => {
+    const rules = validateRules([
+      { name: "block", type: "deny", chains: [], addresses: [], maxValue: "10", methods: ["signTransaction"] },
+      { name: "payouts", type: "allow", chains: ["EVM"], addresses: [EVM_RECIPIENT], maxValue: "", methods: [] },
+    ]);
+    const tx = (to: string, value: string) => evaluatePolicy(rules, { chain: "EVM", method: "signTransaction", to, value });
+    expect(tx(EVM_RECIPIENT.toLowerCase(), "1")).toEqual({ allowed: true, rule: "payouts" });
+    expect(tx(EVM_RECIPIENT, "10.000001")).toEqual({ allowed: false, rule: "block" });
+    expect(tx("0x0000000000000000000000000000000000000001", "1").allowed).toBe(false);
+    expect(evaluatePolicy(rules, { chain: "EVM", method: "signMessage" }).allowed).toBe(true);
+    expect(evaluatePolicy(rules, { chain: "SOL", method: "signMessage" }).allowed).toBe(false);
+    expect(evaluatePolicy(null, { chain: "SOL", method: "signMessage" }).allowed).toBe(true);
+  });
+});
+
+describe("key share backup locations", () => {
+  it("records locations (201, audited), refreshes repeats and shows them on the wallet", async () => {
+    const w = await createWallet({ chain: "EVM" });
+    const path = `${base()}/${w.id}/keyShares/backup/locations`;
+    const res = await call(app.baseUrl, "POST", path, {
+      token: t.token,
+      body: { locations: [{ location: "service" }, { location: "cloudDrive", externalKeyShareId: "share-1" }] },
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.locations).toHaveLength(2);
+    expect(res.body.locations[1]).toMatchObject({ walletId: w.id, location: "cloudDrive", externalKeyShareId: "share-1" });
+    for (const b of res.body.locations) expect(await auditRows("waas_key_share_backup.created", b.id)).toHaveLength(1);
+
+    const again = await call(app.baseUrl, "POST", path, { token: t.token, body: { locations: [{ location: "service" }] } });
+    expect(again.status).toBe(201);
+    expect(again.body.locations[0].id).toBe(res.body.locations[0].id);
+    expect(await auditRows("waas_key_share_backup.updated", res.body.locations[0].id)).toHaveLength(1);
+
+    const read = await call(app.baseUrl, "GET", `${base()}/${w.id}`, { token: t.token });
+    expect(read.body.keyShareBackups.map((b: any) => b.location).sort()).toEqual(["cloudDrive", "service"]);
+  });
+
+  it("refuses bad locations, unknown wallets and other tenants, storing nothing", async () => {
+    const w = await createWallet({ chain: "SOL" });
+    const path = `${base()}/${w.id}/keyShares/backup/locations`;
+    const before = await count("waas_key_share_backups");
+    for (const body of [{}, { locations: [] }, { locations: [{ location: "moon" }] }, { locations: Array(11).fill({ location: "service" }) }]) {
+      const res = await call(app.baseUrl, "POST", path, { token: t.token, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+    }
+    const body = { locations: [{ location: "service" }] };
+    expect((await call(app.baseUrl, "POST", `${base()}/${randomUUID()}/keyShares/backup/locations`, { token: t.token, body })).status).toBe(404);
+    expect((await call(app.baseUrl, "POST", path, { token: other.token, body })).status).toBe(404);
+    expect((await call(app.baseUrl, "POST", path, { token: other.memberToken, body })).status).toBe(404);
+    expect((await call(app.baseUrl, "POST", `${base(other)}/${w.id}/keyShares/backup/locations`, { token: other.token, body })).status).toBe(404);
+    expect(await count("waas_key_share_backups")).toBe(before);
+  });
+});
+
+describe("over Connect and gRPC", () => {
+  it("creates a wallet over gRPC, signs over Connect and verifies an API key", async () => {
+    const headers = { authorization: `Bearer ${t.token}` };
+    const grpc = createClient(WaasService, createGrpcTransport({ baseUrl: app.baseUrl }));
+    const created = await grpc.createWaasWallet({ environmentId: t.environmentId, chain: "EVM", name: "grpc" }, { headers });
+    expect(created.wallet?.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    expect(created.wallet?.delegatedAccess?.active).toBe(true);
+
+    const connect = createClient(WaasService, createConnectTransport({ baseUrl: app.baseUrl, httpVersion: "1.1" }));
+    const { signature } = await connect.delegatedSignMessage(
+      { environmentId: t.environmentId, walletId: created.wallet!.id, message: "over connect" },
+      { headers },
+    );
+    expect(await verifyMessage({ address: created.wallet!.address as `0x${string}`, message: "over connect", signature: signature as `0x${string}` })).toBe(true);
+
+    const verified = await grpc.verifyApiKey({ environmentId: t.environmentId, apiKey: t.token }, { headers });
+    expect(verified.valid).toBe(true);
+    await expect(
+      grpc.getWaasWalletByWalletId({ environmentId: t.environmentId, walletId: created.wallet!.id }, { headers: { authorization: `Bearer ${other.token}` } }),
+    ).rejects.toMatchObject({ code: 5 /* NotFound */ });
+  });
+});
+
+describe("seed helper for the management matrix", () => {
+  it("seeds a WaaS wallet and an encryption key that the tenant's token reaches", async () => {
+    const ids = await seedWaas(app, t);
+    expect((await call(app.baseUrl, "GET", `${base()}/${ids.wallet_id}`, { token: t.memberToken })).status).toBe(200);
+    expect((await call(app.baseUrl, "GET", `${base()}/delegatedAccess/encryptionPublicKeys/${ids.key_id}`, { token: t.memberToken })).status).toBe(200);
+    expect((await sign(ids.wallet_id, "seeded")).status).toBe(200);
+  });
+});
