@@ -50,7 +50,8 @@ export function buildRequestMessage(route: Route, parts: RequestParts): Message 
 
   const queryJson: JsonObject = {};
   for (const key of new Set(parts.query.keys())) {
-    const fields = findFieldPath(schema, key);
+    // `filter[filterColumn]` (the bracket form many HTTP clients write for nested objects) means `filter.filterColumn`.
+    const fields = findFieldPath(schema, key.replace(/\[([^\]]+)\]/g, ".$1"));
     // Unknown parameters are ignored, like unknown JSON fields: clients may add cache busters and the like.
     if (!fields || bound.has(fields[0])) continue;
     const leaf = fields[fields.length - 1];

@@ -134,6 +134,10 @@ describe("list users", () => {
     expect(odd.body.count).toBe(6);
     expect(odd.body.users).toHaveLength(2);
     expect(odd.body.users.every((u: any) => u.email.startsWith("Odd"))).toBe(true);
+    // The bracket form of nested query parameters means the same.
+    const bracketed = await list("filter[filterColumn]=email&filter[filterValue]=ODD&limit=2");
+    expect(bracketed.body.count).toBe(6);
+    expect(bracketed.body.users.map((u: any) => u.id)).toEqual(odd.body.users.map((u: any) => u.id));
     const zed = await list("filter.filterColumn=firstName&filter.filterValue=zE");
     expect(zed.body.users.map((u: any) => u.id).sort()).toEqual(ids.slice(0, 3).sort());
     const ext = await list("filter.filterColumn=externalUserId&filter.filterValue=ext-1");
