@@ -27,6 +27,77 @@ export interface Config {
   maxBodyBytes: number;
   rateLimitPerMinute: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  webhooks: WebhookSettings;
+}
+
+/** How webhook messages are delivered (src/domain/webhooks/delivery.ts, src/workflows/webhook-delivery.ts). */
+export interface WebhookSettings {
+  /**
+   * Delay before each attempt, in ms, per environment kind: the first entry is the delay of the first
+   * attempt (0 = immediately); the message fails once every entry was tried.
+   */
+  schedule: { live: number[]; sandbox: number[] };
+  /** Timeout of one request to an endpoint. */
+  requestTimeoutMs: number;
+  /** Concurrent requests to one endpoint at most (slots in the store). */
+  concurrencyPerEndpoint: number;
+  /** Retry-After of a 429/503 is honoured up to this long. */
+  retryAfterMaxMs: number;
+  /** An endpoint whose deliveries failed continuously for this long is disabled (reason `failing`). */
+  disableAfterFailingMs: { live: number; sandbox: number };
+  /** How often the outbox dispatcher polls besides LISTEN/NOTIFY. */
+  dispatcherPollMs: number;
+  /** A pending message whose workflow never ran is (re)started after this long. */
+  orphanAfterMs: number;
+}
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
+  schedule: {
+    live: [0, 5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR],
+    sandbox: [0, 1 * SECOND, 5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, 30 * MINUTE, 1 * HOUR],
+  },
+  requestTimeoutMs: 15 * SECOND,
+  concurrencyPerEndpoint: 5,
+  retryAfterMaxMs: 10 * MINUTE,
+  disableAfterFailingMs: { live: 5 * 24 * HOUR, sandbox: 24 * HOUR },
+  dispatcherPollMs: 2 * SECOND,
+  orphanAfterMs: 10 * SECOND,
+};
+
+/** "0,5s,5m,2h" -> ms; plain numbers are ms. */
+function durations(name: string, raw: string | undefined, fallback: number[]): number[] {
+  if (raw === undefined || raw === "") return fallback;
+  const unit: Record<string, number> = { ms: 1, s: SECOND, m: MINUTE, h: HOUR, d: 24 * HOUR };
+  return raw.split(",").map((part) => {
+    const m = /^\s*(\d+(?:\.\d+)?)(ms|s|m|h|d)?\s*$/.exec(part);
+    if (!m) throw new Error(`${name} must be a comma-separated list of durations like 0,5s,5m,2h, got ${JSON.stringify(raw)}`);
+    return Math.round(Number(m[1]) * unit[m[2] ?? "ms"]!);
+  });
+}
+
+function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
+  const d = DEFAULT_WEBHOOK_SETTINGS;
+  const concurrency = int("SIGIL_WEBHOOK_CONCURRENCY_PER_ENDPOINT", d.concurrencyPerEndpoint, env);
+  if (concurrency < 1) throw new Error("SIGIL_WEBHOOK_CONCURRENCY_PER_ENDPOINT must be at least 1");
+  const live = durations("SIGIL_WEBHOOK_SCHEDULE_LIVE", env.SIGIL_WEBHOOK_SCHEDULE_LIVE, d.schedule.live);
+  const sandbox = durations("SIGIL_WEBHOOK_SCHEDULE_SANDBOX", env.SIGIL_WEBHOOK_SCHEDULE_SANDBOX, d.schedule.sandbox);
+  if (!live.length || !sandbox.length) throw new Error("a webhook retry schedule needs at least one attempt");
+  return {
+    schedule: { live, sandbox },
+    requestTimeoutMs: int("SIGIL_WEBHOOK_TIMEOUT_MS", d.requestTimeoutMs, env),
+    concurrencyPerEndpoint: concurrency,
+    retryAfterMaxMs: int("SIGIL_WEBHOOK_RETRY_AFTER_MAX_MS", d.retryAfterMaxMs, env),
+    disableAfterFailingMs: {
+      live: int("SIGIL_WEBHOOK_DISABLE_AFTER_MS_LIVE", d.disableAfterFailingMs.live, env),
+      sandbox: int("SIGIL_WEBHOOK_DISABLE_AFTER_MS_SANDBOX", d.disableAfterFailingMs.sandbox, env),
+    },
+    dispatcherPollMs: int("SIGIL_WEBHOOK_DISPATCHER_POLL_MS", d.dispatcherPollMs, env),
+    orphanAfterMs: int("SIGIL_WEBHOOK_ORPHAN_AFTER_MS", d.orphanAfterMs, env),
+  };
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -82,5 +153,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: int("SIGIL_MAX_BODY_BYTES", 1024 * 1024, env),
     rateLimitPerMinute: int("SIGIL_RATE_LIMIT_PER_MINUTE", 6000, env),
     logLevel,
+    webhooks: webhookSettings(env),
   };
 }

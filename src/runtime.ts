@@ -6,6 +6,7 @@ import { migrate } from "./db/migrate.js";
 import type { Deps } from "./domain/deps.js";
 import { startEmbeddedPostgres } from "./infra/embedded-postgres.js";
 import { startTemporalDevServer } from "./infra/temporal-dev-server.js";
+import { createDispatcher } from "./domain/webhooks/dispatcher.js";
 import { createLogger, type Logger } from "./log.js";
 import { createApiHandler, type ReadinessCheck } from "./server/app.js";
 import { createDualServer } from "./server/listen.js";
@@ -116,7 +117,7 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
         address: temporalAddress,
         namespace: config.temporalNamespace,
         taskQueue: config.temporalTaskQueue,
-        deps: { db },
+        deps: { db, store, sealer: deps.sealer, webhooks: config.webhooks },
       });
       const running = worker.run();
       workerState = () => worker.getState() === "RUNNING";
@@ -127,6 +128,10 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
         await connection.close();
       });
       log.info("worker running", { taskQueue: config.temporalTaskQueue });
+      // The outbox relay runs beside the worker: any number of worker processes may run it (SKIP LOCKED).
+      const dispatcher = createDispatcher(deps);
+      await dispatcher.start();
+      stops.push(() => dispatcher.stop());
     }
     return { port, temporalUiUrl, log, stop };
   } catch (err) {

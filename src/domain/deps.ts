@@ -14,6 +14,11 @@ export interface Flows {
    * the same export again joins the running workflow.
    */
   startExport(input: { environmentId: string; exportId: string }): Promise<void>;
+  /**
+   * Starts the delivery workflow of a stored webhook message: `webhook-delivery/<messageId>`, or for a
+   * redelivery `webhook-delivery/<messageId>/redelivery-<n>`. Starting one that exists joins it.
+   */
+  startWebhookDelivery(input: { environmentId: string; messageId: string; redelivery?: number }): Promise<void>;
 }
 
 /** Everything domain code may touch, injected once at start. */

@@ -13,6 +13,7 @@ import { tokensModule } from "./tokens/module.js";
 import { usersModule } from "./users/module.js";
 import { waasModule } from "./waas/module.js";
 import { walletsModule } from "./wallets/module.js";
+import { webhooksModule } from "./webhooks/module.js";
 
 /** Every area of the API, in one place: the REST gateway, reflection and the tenancy tests walk this list. */
 export const apiModules: readonly ApiModule[] = [
@@ -27,6 +28,7 @@ export const apiModules: readonly ApiModule[] = [
   nameServicesModule,
   exportsModule,
   oauthModule,
+  webhooksModule,
 ];
 
 export const apiServices: readonly DescService[] = apiModules.flatMap((m) => m.services);

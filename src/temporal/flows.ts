@@ -1,7 +1,8 @@
-import { Client, Connection } from "@temporalio/client";
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
 import type { Flows } from "../domain/deps.js";
 import { exportUsersWorkflow } from "../workflows/export-users.js";
 import { walletRecoveryWorkflow } from "../workflows/wallet-recovery.js";
+import { webhookDeliveryWorkflow } from "../workflows/webhook-delivery.js";
 import { workflowIds } from "./ids.js";
 
 export async function connectTemporalClient(address: string, namespace: string): Promise<Client> {
@@ -36,6 +37,25 @@ export function createFlows(client: Client, taskQueue: string): Flows {
         workflowIdReusePolicy: "REJECT_DUPLICATE",
         workflowExecutionTimeout: "6 hours",
       });
+    },
+    // A message is delivered once: starting it again (the dispatcher's crash recovery) joins the running
+    // workflow, and a finished one is never repeated (REJECT_DUPLICATE: the start fails, which is fine).
+    async startWebhookDelivery(input) {
+      const redelivery = input.redelivery ?? 0;
+      try {
+        await client.workflow.start(webhookDeliveryWorkflow, {
+          taskQueue,
+          workflowId: workflowIds.webhookDelivery(input.messageId, redelivery),
+          args: [{ environmentId: input.environmentId, messageId: input.messageId, redelivery }],
+          workflowIdConflictPolicy: "USE_EXISTING",
+          workflowIdReusePolicy: "REJECT_DUPLICATE",
+          staticSummary: `Webhook ${redelivery ? `redelivery ${redelivery}` : "delivery"} of message ${input.messageId}`,
+          staticDetails: `Environment ${input.environmentId}. Memo: event name, endpoint host, environment kind.`,
+        });
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+        throw err;
+      }
     },
   };
 }

@@ -73,12 +73,12 @@ describe("custom networks", () => {
     expect((await call(app.baseUrl, "GET", `${listPath(t)}/${n.id}`, { token: t.token })).status).toBe(404);
     expect((await call(app.baseUrl, "DELETE", `${listPath(t)}/${n.id}`, { token: t.token })).status).toBe(404);
 
-    const [c] = await audits(t.organizationId, "customNetwork.created");
-    expect(c).toMatchObject({ resource_type: "customNetwork", resource_id: n.id, environment_id: null, actor_token_id: t.tokenId });
-    const [u] = await audits(t.organizationId, "customNetwork.updated");
+    const [c] = await audits(t.organizationId, "custom_network.created");
+    expect(c).toMatchObject({ resource_type: "custom_network", resource_id: n.id, environment_id: null, actor_token_id: t.tokenId });
+    const [u] = await audits(t.organizationId, "custom_network.updated");
     expect(u.changes.before.name).toBe("Acme Chain");
     expect(u.changes.after.name).toBe("Acme Mainnet");
-    const [d] = await audits(t.organizationId, "customNetwork.deleted");
+    const [d] = await audits(t.organizationId, "custom_network.deleted");
     expect(d.resource_id).toBe(n.id);
   });
 
@@ -94,7 +94,7 @@ describe("custom networks", () => {
     expect(clash.status).toBe(409);
     expect((await call(app.baseUrl, "GET", `${listPath(t)}/${b.body.id}`, { token: t.token })).body).toMatchObject({ name: "B", chainId: "11" });
     expect(await count(t.organizationId)).toBe(2);
-    expect(await audits(t.organizationId, "customNetwork.updated")).toHaveLength(0);
+    expect(await audits(t.organizationId, "custom_network.updated")).toHaveLength(0);
     // Another organization may use the same chain id.
     expect((await call(app.baseUrl, "POST", listPath(other), { token: other.token, body: network({ chainId: 10 }) })).status).toBe(201);
   });
@@ -133,8 +133,8 @@ describe("custom networks", () => {
       expect(res.status).toBe(400);
     }
     expect((await call(app.baseUrl, "GET", `${listPath(t)}/${ok.body.id}`, { token: t.token })).body).toEqual(ok.body);
-    expect(await audits(t.organizationId, "customNetwork.created")).toHaveLength(1);
-    expect(await audits(t.organizationId, "customNetwork.updated")).toHaveLength(0);
+    expect(await audits(t.organizationId, "custom_network.created")).toHaveLength(1);
+    expect(await audits(t.organizationId, "custom_network.updated")).toHaveLength(0);
     // Edge values that are valid.
     const edge = await call(app.baseUrl, "POST", listPath(t), {
       token: t.token,
@@ -158,7 +158,7 @@ describe("custom networks", () => {
     const t = await tenant();
     const n = (await call(app.baseUrl, "POST", listPath(t), { token: t.token, body: network() })).body;
     const snapshot = async () =>
-      JSON.stringify([await app.db.any("SELECT * FROM custom_networks WHERE organization_id = $1", [t.organizationId]), (await audits(t.organizationId, "customNetwork.updated")).length]);
+      JSON.stringify([await app.db.any("SELECT * FROM custom_networks WHERE organization_id = $1", [t.organizationId]), (await audits(t.organizationId, "custom_network.updated")).length]);
     const before = await snapshot();
     for (const token of [other.token, other.memberToken]) {
       for (const [method, p, body] of [

@@ -56,9 +56,9 @@ describe("global wallet settings", () => {
     expect(chains.body.enabledChains).toEqual(["BTC"]);
     expect(chains.body.popupPageTitle).toBe("Acme 2");
 
-    const [c] = await audits(t.environmentId, "globalWalletSettings.created");
-    expect(c).toMatchObject({ resource_type: "globalWalletSettings", resource_id: created.body.id, actor_token_id: t.tokenId });
-    const u = await audits(t.environmentId, "globalWalletSettings.updated");
+    const [c] = await audits(t.environmentId, "global_wallet.created");
+    expect(c).toMatchObject({ resource_type: "global_wallet", resource_id: created.body.id, actor_token_id: t.tokenId });
+    const u = await audits(t.environmentId, "global_wallet.updated");
     expect(u).toHaveLength(2);
     expect(u[0].changes.before.popupPageTitle).toBe("Acme");
     expect(u[0].changes.after.popupPageTitle).toBe("Acme 2");
@@ -74,7 +74,7 @@ describe("global wallet settings", () => {
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ code: "global_wallet_settings_already_exist", error: expect.any(String) });
     expect((await call(app.baseUrl, "GET", settingsPath(t), { token: t.token })).body.walletName).toBe("first");
-    expect(await audits(t.environmentId, "globalWalletSettings.created")).toHaveLength(1);
+    expect(await audits(t.environmentId, "global_wallet.created")).toHaveLength(1);
   });
 
   it("rejects bad URLs, unknown chains, a missing or empty name with 400 and changes nothing", async () => {
@@ -100,7 +100,7 @@ describe("global wallet settings", () => {
     }
     const row = await app.db.one("SELECT wallet_name, terms_url FROM global_wallet_settings WHERE environment_id = $1", [t.environmentId]);
     expect(row).toEqual({ wallet_name: "ok", terms_url: "https://ok.example/t" });
-    expect(await audits(t.environmentId, "globalWalletSettings.updated")).toHaveLength(0);
+    expect(await audits(t.environmentId, "global_wallet.updated")).toHaveLength(0);
   });
 
   it("disable clears enabledAt and enable sets it (audited); 404 without settings", async () => {
@@ -112,8 +112,8 @@ describe("global wallet settings", () => {
     expect(off.body.enabledAt).toBeNull();
     const on = await call(app.baseUrl, "PUT", `/environments/${t.environmentId}/globalWallet/enable`, { token: t.token });
     expect(on.body.enabledAt).toEqual(expect.any(String));
-    expect(await audits(t.environmentId, "globalWallet.disabled")).toHaveLength(1);
-    expect(await audits(t.environmentId, "globalWallet.enabled")).toHaveLength(1);
+    expect(await audits(t.environmentId, "global_wallet.disabled")).toHaveLength(1);
+    expect(await audits(t.environmentId, "global_wallet.enabled")).toHaveLength(1);
   });
 });
 
@@ -134,7 +134,7 @@ describe("access control", () => {
     const on = await call(app.baseUrl, "PUT", `${acPath(t)}/enable`, { token: t.token });
     expect(on.body.enabledAt).toEqual(expect.any(String));
     for (const action of ["created", "updated", "disabled", "enabled"])
-      expect(await audits(t.environmentId, `globalWalletAccessControl.${action}`), action).toHaveLength(1);
+      expect(await audits(t.environmentId, `global_wallet_access_control.${action}`), action).toHaveLength(1);
   });
 
   it("rejects an unknown mode with 400 and answers 404 to updates of none", async () => {
@@ -188,9 +188,9 @@ describe("access control", () => {
     expect(del.status).toBe(204);
     expect((await call(app.baseUrl, "DELETE", `${acPath(t)}/domains/${a.body.id}`, { token: t.token })).status).toBe(404);
     expect((await call(app.baseUrl, "DELETE", `${acPath(t)}/domains/not-a-uuid`, { token: t.token })).status).toBe(400);
-    expect(await audits(t.environmentId, "globalWalletAccessControlDomain.created")).toHaveLength(4);
-    const [d] = await audits(t.environmentId, "globalWalletAccessControlDomain.deleted");
-    expect(d).toMatchObject({ resource_id: a.body.id, resource_type: "globalWalletAccessControlDomain" });
+    expect(await audits(t.environmentId, "global_wallet_access_control_domain.created")).toHaveLength(4);
+    const [d] = await audits(t.environmentId, "global_wallet_access_control_domain.deleted");
+    expect(d).toMatchObject({ resource_id: a.body.id, resource_type: "global_wallet_access_control_domain" });
     expect(d.changes.before.domain).toBe("app.example.com");
   });
 });

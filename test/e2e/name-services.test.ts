@@ -97,8 +97,8 @@ describe("create a name service", () => {
     const get = await call(app.baseUrl, "GET", base(t), { token: t.token });
     expect(get.status).toBe(200);
     expect(get.body).toEqual(body);
-    const [audit] = await audits(t.environmentId, "nameService.created");
-    expect(audit).toMatchObject({ resource_type: "nameService", resource_id: body.id, organization_id: t.organizationId, actor_token_id: t.tokenId });
+    const [audit] = await audits(t.environmentId, "name_service.created");
+    expect(audit).toMatchObject({ resource_type: "name_service", resource_id: body.id, organization_id: t.organizationId, actor_token_id: t.tokenId });
     expect(audit.changes.after).toMatchObject({ domain: "myapp.eth", ownerAddress: owner.address });
   });
 
@@ -132,7 +132,7 @@ describe("create a name service", () => {
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: "invalid_signature", error: expect.any(String) });
     expect(await count("name_services", t.environmentId)).toBe(0);
-    expect(await audits(t.environmentId, "nameService.created")).toHaveLength(0);
+    expect(await audits(t.environmentId, "name_service.created")).toHaveLength(0);
     // The challenge answered one attempt: even the owner's real signature now needs a new one.
     const real = await owner.signMessage({ message });
     const retry = await call(app.baseUrl, "POST", base(t), { token: t.token, body: { domain: "victim.eth", address: owner.address, signature: real, message } });
@@ -231,13 +231,13 @@ describe("enable, disable, delete", () => {
     const on = await call(app.baseUrl, "PUT", `${base(t)}/enable`, { token: t.token });
     expect(on.status).toBe(200);
     expect(on.body.enabledAt).toEqual(expect.any(String));
-    expect(await audits(t.environmentId, "nameService.disabled")).toHaveLength(1);
-    expect(await audits(t.environmentId, "nameService.enabled")).toHaveLength(1);
+    expect(await audits(t.environmentId, "name_service.disabled")).toHaveLength(1);
+    expect(await audits(t.environmentId, "name_service.enabled")).toHaveLength(1);
     const del = await call(app.baseUrl, "DELETE", base(t), { token: t.token });
     expect(del.status).toBe(204);
     expect(del.text).toBe("");
     expect((await call(app.baseUrl, "GET", base(t), { token: t.token })).status).toBe(404);
-    const [audit] = await audits(t.environmentId, "nameService.deleted");
+    const [audit] = await audits(t.environmentId, "name_service.deleted");
     expect(audit.resource_id).toBe(body.id);
   });
 

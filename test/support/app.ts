@@ -1,12 +1,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { Worker, bundleWorkflowCode } from "@temporalio/worker";
-import type { Config } from "../../src/config.js";
+import { DEFAULT_WEBHOOK_SETTINGS, type Config } from "../../src/config.js";
 import { createSealer } from "../../src/crypto/seal.js";
 import { closeDatabase, connectDatabase, type Database } from "../../src/db/db.js";
 import { migrate } from "../../src/db/migrate.js";
 import type { Deps } from "../../src/domain/deps.js";
 import { bootstrapTenant, type BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { createActivities } from "../../src/activities/index.js";
+import { createDispatcher, type Dispatcher } from "../../src/domain/webhooks/dispatcher.js";
 import { createLogger } from "../../src/log.js";
 import { createApiHandler } from "../../src/server/app.js";
 import { createDualServer } from "../../src/server/listen.js";
@@ -25,6 +26,14 @@ export interface TestApp {
   temporal: Client;
   config: Config;
   deps: Deps;
+  /**
+   * The webhook outbox dispatcher of this app (running unless startTestApp was told otherwise). It handles
+   * only the environments this app bootstrapped (plus those passed to `dispatchFor`): test files share one
+   * database, and another app could not open this app's sealed webhook secrets.
+   */
+  dispatcher: Dispatcher;
+  /** Lets this app's dispatcher handle an environment it did not bootstrap. */
+  dispatchFor(environmentId: string): void;
   /** A new tenant. Tenants made with the same ownerEmail share the owner's account (and so its member token). */
   bootstrap(opts?: Parameters<typeof bootstrapTenant>[1]): Promise<BootstrapResult>;
   stop(): Promise<void>;
@@ -55,6 +64,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     maxBodyBytes: 64 * 1024,
     rateLimitPerMinute: 100_000,
     logLevel: "silent",
+    webhooks: DEFAULT_WEBHOOK_SETTINGS,
     ...overrides,
   };
 }
@@ -63,7 +73,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
  * The whole service in this process: real Postgres, Redis and Temporal (a worker on a task queue of its
  * own), the dual HTTP/1.1 + h2c server on a random loopback port.
  */
-export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function startTestApp(overrides: Partial<Config> = {}, opts: { dispatcher?: boolean } = {}): Promise<TestApp> {
   const config = testConfig(overrides);
   const db = await migratedDatabase();
   const store = await createStore(config.redisUrl, { keyPrefix: `test:${randomUUID()}:` });
@@ -81,7 +91,7 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
-    activities: createActivities({ db }),
+    activities: createActivities({ db, store, sealer: deps.sealer, webhooks: config.webhooks }),
     workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger }),
   });
   const running = worker.run();
@@ -92,6 +102,9 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     ]),
   );
   const port = await server.listen(0, "127.0.0.1");
+  const environments = new Set<string>();
+  const dispatcher = createDispatcher(deps, { environmentIds: () => [...environments] });
+  if (opts.dispatcher !== false) await dispatcher.start();
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     port,
@@ -100,8 +113,16 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
     temporal,
     config,
     deps,
-    bootstrap: (opts) => bootstrapTenant(db, opts),
+    dispatcher,
+    dispatchFor: (environmentId) => void environments.add(environmentId),
+    async bootstrap(opts) {
+      const t = await bootstrapTenant(db, opts);
+      environments.add(t.environmentId);
+      environments.add(t.liveEnvironmentId);
+      return t;
+    },
     async stop() {
+      await dispatcher.stop();
       await server.close();
       worker.shutdown();
       await running;

@@ -1,5 +1,7 @@
 import type { Queryable } from "../../db/db.js";
 import { insertAudit } from "../../db/repositories/audit.js";
+import { insertEvent } from "../../db/repositories/events.js";
+import { isEventName } from "../events/catalogue.js";
 import type { Deps } from "../deps.js";
 import type { Actor, OrganizationAccess } from "../tenancy/access.js";
 
@@ -30,11 +32,15 @@ export async function audited<T>(
   return deps.db.tx((t) => work(t, (change) => recordChange(t, access, change)));
 }
 
-/** Records a change inside a transaction the caller already holds. */
+/**
+ * Records a change inside a transaction the caller already holds. A change in an environment whose action is
+ * in the event catalogue also writes its event there: the transactional outbox that webhooks deliver from.
+ */
 export async function recordChange(t: Queryable, access: OrganizationAccess & { environmentId?: string }, change: Change): Promise<void> {
-  await insertAudit(t, {
+  const environmentId = change.environmentId !== undefined ? change.environmentId : (access.environmentId ?? null);
+  const auditId = await insertAudit(t, {
     organizationId: access.organizationId,
-    environmentId: change.environmentId !== undefined ? change.environmentId : (access.environmentId ?? null),
+    environmentId,
     ...actorColumns(access.actor),
     action: change.action,
     resourceType: change.resourceType,
@@ -42,6 +48,27 @@ export async function recordChange(t: Queryable, access: OrganizationAccess & { 
     changes: { ...(change.before !== undefined ? { before: change.before } : {}), ...(change.after !== undefined ? { after: change.after } : {}) },
     requestId: access.actor.requestId || null,
   });
+  if (environmentId && isEventName(change.action)) {
+    const data = (change.after ?? change.before ?? {}) as Record<string, unknown>;
+    await insertEvent(t, {
+      environmentId,
+      organizationId: access.organizationId,
+      eventName: change.action,
+      source: "service",
+      userId: userIdOf(change, data),
+      resourceType: change.resourceType,
+      resourceId: change.resourceId,
+      data,
+      auditId,
+    });
+  }
+}
+
+/** The user an event is about: the user itself, or the user a snapshot names. */
+function userIdOf(change: Change, data: Record<string, unknown>): string | null {
+  if (change.resourceType === "user") return change.resourceId;
+  const id = data.userId;
+  return typeof id === "string" && /^[0-9a-f-]{36}$/.test(id) ? id : null;
 }
 
 export function actorColumns(actor: Actor) {

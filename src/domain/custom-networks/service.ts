@@ -70,7 +70,7 @@ export async function createNetwork(deps: Pick<Deps, "db">, access: Organization
   try {
     return await audited(deps, access, async (t, record) => {
       const created = await repo.insertCustomNetwork(t, access.organizationId, randomUUID(), fields);
-      await record({ action: "customNetwork.created", resourceType: "customNetwork", resourceId: created.id, after: snapshot(created) });
+      await record({ action: "custom_network.created", resourceType: "custom_network", resourceId: created.id, after: snapshot(created) });
       return created;
     });
   } catch (err) {
@@ -86,7 +86,7 @@ export async function updateNetwork(deps: Pick<Deps, "db">, access: Organization
       const before = await repo.findCustomNetwork(t, access.organizationId, networkId, true);
       if (!before) throw notFound("custom network");
       const after = (await repo.updateCustomNetwork(t, access.organizationId, networkId, fields))!;
-      await record({ action: "customNetwork.updated", resourceType: "customNetwork", resourceId: after.id, before: snapshot(before), after: snapshot(after) });
+      await record({ action: "custom_network.updated", resourceType: "custom_network", resourceId: after.id, before: snapshot(before), after: snapshot(after) });
       return after;
     });
   } catch (err) {
@@ -98,7 +98,7 @@ export async function deleteNetwork(deps: Pick<Deps, "db">, access: Organization
   await audited(deps, access, async (t, record) => {
     const deleted = await repo.deleteCustomNetwork(t, access.organizationId, networkId);
     if (!deleted) throw notFound("custom network");
-    await record({ action: "customNetwork.deleted", resourceType: "customNetwork", resourceId: deleted.id, before: snapshot(deleted) });
+    await record({ action: "custom_network.deleted", resourceType: "custom_network", resourceId: deleted.id, before: snapshot(deleted) });
   });
 }
 

@@ -43,7 +43,7 @@ export async function createAccessControl(deps: Pick<Deps, "db">, access: Enviro
   try {
     return await audited(deps, access, async (t, record) => {
       const created = await repo.insertAccessControl(t, access.environmentId, randomUUID(), mode);
-      await record({ action: "globalWalletAccessControl.created", resourceType: "globalWalletAccessControl", resourceId: created.id, after: snapshot(created) });
+      await record({ action: "global_wallet_access_control.created", resourceType: "global_wallet_access_control", resourceId: created.id, after: snapshot(created) });
       return created;
     });
   } catch (err) {
@@ -58,8 +58,8 @@ export async function updateAccessControl(deps: Pick<Deps, "db">, access: Enviro
     const after = before && (await repo.updateAccessControlMode(t, access.environmentId, mode));
     if (!before || !after) throw notFound("global wallet access control");
     await record({
-      action: "globalWalletAccessControl.updated",
-      resourceType: "globalWalletAccessControl",
+      action: "global_wallet_access_control.updated",
+      resourceType: "global_wallet_access_control",
       resourceId: after.id,
       before: snapshot(before),
       after: snapshot(after),
@@ -74,8 +74,8 @@ export async function setAccessControlEnabled(deps: Pick<Deps, "db">, access: En
     const after = before && (await repo.setAccessControlEnabled(t, access.environmentId, enabled));
     if (!before || !after) throw notFound("global wallet access control");
     await record({
-      action: enabled ? "globalWalletAccessControl.enabled" : "globalWalletAccessControl.disabled",
-      resourceType: "globalWalletAccessControl",
+      action: enabled ? "global_wallet_access_control.enabled" : "global_wallet_access_control.disabled",
+      resourceType: "global_wallet_access_control",
       resourceId: after.id,
       before: snapshot(before),
       after: snapshot(after),
@@ -93,8 +93,8 @@ export async function addDomain(deps: Pick<Deps, "db">, access: EnvironmentAcces
     return await audited(deps, access, async (t, record) => {
       const created = await repo.insertAccessDomain(t, access.environmentId, { id: randomUUID(), accessControlId: control.id, domain, type: input.type });
       await record({
-        action: "globalWalletAccessControlDomain.created",
-        resourceType: "globalWalletAccessControlDomain",
+        action: "global_wallet_access_control_domain.created",
+        resourceType: "global_wallet_access_control_domain",
         resourceId: created.id,
         after: domainSnapshot(created),
       });
@@ -112,8 +112,8 @@ export async function deleteDomain(deps: Pick<Deps, "db">, access: EnvironmentAc
     const deleted = await repo.deleteAccessDomain(t, access.environmentId, domainId);
     if (!deleted) throw notFound("global wallet access control domain");
     await record({
-      action: "globalWalletAccessControlDomain.deleted",
-      resourceType: "globalWalletAccessControlDomain",
+      action: "global_wallet_access_control_domain.deleted",
+      resourceType: "global_wallet_access_control_domain",
       resourceId: deleted.id,
       before: domainSnapshot(deleted),
     });

@@ -30,7 +30,7 @@ export async function createSettings(deps: Pick<Deps, "db">, access: Environment
         ...fields,
         enabledChains: dedupe(fields.enabledChains),
       });
-      await record({ action: "globalWalletSettings.created", resourceType: "globalWalletSettings", resourceId: created.id, after: snapshot(created) });
+      await record({ action: "global_wallet.created", resourceType: "global_wallet", resourceId: created.id, after: snapshot(created) });
       return created;
     });
   } catch (err) {
@@ -57,8 +57,8 @@ export async function updateSettings(deps: Pick<Deps, "db">, access: Environment
     };
     const after = (await repo.updateGlobalWalletSettings(t, access.environmentId, merged))!;
     await record({
-      action: "globalWalletSettings.updated",
-      resourceType: "globalWalletSettings",
+      action: "global_wallet.updated",
+      resourceType: "global_wallet",
       resourceId: after.id,
       before: snapshot(before),
       after: snapshot(after),
@@ -73,8 +73,8 @@ export async function setGlobalWalletEnabled(deps: Pick<Deps, "db">, access: Env
     if (!before) throw notFound("global wallet settings");
     const after = (await repo.setGlobalWalletEnabled(t, access.environmentId, enabled))!;
     await record({
-      action: enabled ? "globalWallet.enabled" : "globalWallet.disabled",
-      resourceType: "globalWalletSettings",
+      action: enabled ? "global_wallet.enabled" : "global_wallet.disabled",
+      resourceType: "global_wallet",
       resourceId: after.id,
       before: { enabledAt: before.enabledAt },
       after: { enabledAt: after.enabledAt },

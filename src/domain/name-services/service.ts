@@ -103,7 +103,7 @@ export async function createNameService(
         signedMessage: challenge.message,
         signature: input.signature,
       });
-      await record({ action: "nameService.created", resourceType: "nameService", resourceId: created.id, after: snapshot(created) });
+      await record({ action: "name_service.created", resourceType: "name_service", resourceId: created.id, after: snapshot(created) });
       return created;
     });
   } catch (err) {
@@ -124,8 +124,8 @@ export async function setNameServiceEnabled(deps: Pick<Deps, "db">, access: Envi
     const after = before && (await repo.setNameServiceEnabled(t, access.environmentId, chainName, enabled));
     if (!before || !after) throw notFound("name service");
     await record({
-      action: enabled ? "nameService.enabled" : "nameService.disabled",
-      resourceType: "nameService",
+      action: enabled ? "name_service.enabled" : "name_service.disabled",
+      resourceType: "name_service",
       resourceId: after.id,
       before: snapshot(before),
       after: snapshot(after),
@@ -138,7 +138,7 @@ export async function deleteNameService(deps: Pick<Deps, "db">, access: Environm
   await audited(deps, access, async (t, record) => {
     const deleted = await repo.deleteNameService(t, access.environmentId, chainName);
     if (!deleted) throw notFound("name service");
-    await record({ action: "nameService.deleted", resourceType: "nameService", resourceId: deleted.id, before: snapshot(deleted) });
+    await record({ action: "name_service.deleted", resourceType: "name_service", resourceId: deleted.id, before: snapshot(deleted) });
   });
 }
 

@@ -6,6 +6,7 @@ import { seedEnvironmentSettings } from "./seed-environment-settings.js";
 import { seedNameServicesArea } from "./seed-name-services.js";
 import { seedSignInSettings } from "./seed-sign-in.js";
 import { seedWaas } from "./seed-waas.js";
+import { seedWebhooks } from "./seed-webhooks.js";
 
 /** Ids of one resource of each kind in a tenant, keyed by the proto name of the path variable. */
 export type SeededIds = Record<string, string>;
@@ -57,5 +58,6 @@ export async function seedTenant(app: TestApp, t: BootstrapResult): Promise<Seed
   Object.assign(ids, await seedSignInSettings(app, t));
   Object.assign(ids, await seedNameServicesArea(app, t));
   Object.assign(ids, await seedWaas(app, t, ids.wallet_id));
+  Object.assign(ids, await seedWebhooks(app, t));
   return ids;
 }

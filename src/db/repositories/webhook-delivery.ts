@@ -1,0 +1,268 @@
+import { randomUUID } from "node:crypto";
+import { pgp, type Queryable } from "../db.js";
+import { toEvent, type EventRecord } from "./events.js";
+
+/**
+ * Storage of the delivery engine: the outbox relay (events -> webhook_messages) and the attempts of the
+ * delivery workflows (webhook_messages status, webhook_deliveries rows, webhooks failing/disabled state).
+ * Every function names the environment it works in.
+ */
+
+/** Undispatched events, oldest first, locked so that concurrent dispatchers take disjoint batches. */
+export async function claimUndispatchedEvents(t: Queryable, limit: number, environmentIds?: string[]): Promise<EventRecord[]> {
+  const rows = await t.any(
+    `SELECT * FROM events WHERE dispatched_at IS NULL ${environmentIds ? "AND environment_id = ANY($2::uuid[])" : ""}
+     ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    [limit, environmentIds ?? null],
+  );
+  return rows.map(toEvent);
+}
+
+export async function markEventsDispatched(t: Queryable, eventIds: string[]): Promise<void> {
+  if (eventIds.length) await t.none(`UPDATE events SET dispatched_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [eventIds]);
+}
+
+export interface Subscription {
+  webhookId: string;
+  environmentId: string;
+  eventNames: string[];
+  url: string;
+}
+
+/** The enabled endpoints of these environments with what they subscribe to. */
+export async function enabledSubscriptions(t: Queryable, environmentIds: string[]): Promise<Subscription[]> {
+  if (!environmentIds.length) return [];
+  const rows = await t.any(
+    `SELECT id, environment_id, event_names, url FROM webhooks WHERE environment_id = ANY($1::uuid[]) AND enabled_at IS NOT NULL`,
+    [environmentIds],
+  );
+  return rows.map((r) => ({ webhookId: r.id, environmentId: r.environment_id, eventNames: r.event_names, url: r.url }));
+}
+
+export async function environmentNames(t: Queryable, environmentIds: string[]): Promise<Map<string, string>> {
+  if (!environmentIds.length) return new Map();
+  const rows = await t.any(`SELECT id, name FROM environments WHERE id = ANY($1::uuid[])`, [environmentIds]);
+  return new Map(rows.map((r) => [r.id as string, r.name as string]));
+}
+
+export interface ActiveEncryptionKey {
+  kid: string;
+  alg: string;
+  publicKeyPem: string;
+}
+
+/** The newest active encryption public key of an environment, if any. */
+export async function newestActiveEncryptionKey(q: Queryable, environmentId: string): Promise<ActiveEncryptionKey | null> {
+  const row = await q.oneOrNone(
+    `SELECT kid, alg, public_key FROM encryption_public_keys WHERE environment_id = $1 AND status = 'active'
+     ORDER BY created_at DESC, id DESC LIMIT 1`,
+    [environmentId],
+  );
+  return row ? { kid: row.kid, alg: row.alg, publicKeyPem: row.public_key } : null;
+}
+
+export interface NewMessage {
+  id: string;
+  environmentId: string;
+  webhookId: string;
+  eventId: string;
+  eventName: string;
+  payload: unknown;
+}
+
+const messageColumns = new pgp.helpers.ColumnSet(
+  ["id", "environment_id", "webhook_id", "event_id", "event_name", { name: "payload", mod: ":json" }],
+  { table: "webhook_messages" },
+);
+
+/** Inserts messages; one per (event, webhook) at most. Returns those actually inserted. */
+export async function insertMessages(t: Queryable, messages: NewMessage[]): Promise<NewMessage[]> {
+  if (!messages.length) return [];
+  const values = messages.map((m) => ({
+    id: m.id,
+    environment_id: m.environmentId,
+    webhook_id: m.webhookId,
+    event_id: m.eventId,
+    event_name: m.eventName,
+    payload: m.payload,
+  }));
+  const inserted = await t.any<{ id: string }>(
+    `${pgp.helpers.insert(values, messageColumns)} ON CONFLICT (event_id, webhook_id) DO NOTHING RETURNING id`,
+  );
+  const ids = new Set(inserted.map((r) => r.id));
+  return messages.filter((m) => ids.has(m.id));
+}
+
+/** Pending messages whose delivery workflow never ran although they are older than `olderThanMs`. */
+export async function orphanMessages(
+  q: Queryable,
+  olderThanMs: number,
+  limit: number,
+  environmentIds?: string[],
+): Promise<{ id: string; environmentId: string }[]> {
+  const rows = await q.any(
+    `SELECT id, environment_id FROM webhook_messages
+     WHERE status = 'pending' AND workflow_seen_at IS NULL AND created_at < clock_timestamp() - $1 * interval '1 millisecond'
+       ${environmentIds ? "AND environment_id = ANY($3::uuid[])" : ""}
+     ORDER BY created_at, id LIMIT $2`,
+    [olderThanMs, limit, environmentIds ?? null],
+  );
+  return rows.map((r) => ({ id: r.id, environmentId: r.environment_id }));
+}
+
+export async function markWorkflowSeen(q: Queryable, environmentId: string, messageId: string): Promise<void> {
+  await q.none(
+    `UPDATE webhook_messages SET workflow_seen_at = COALESCE(workflow_seen_at, clock_timestamp()) WHERE environment_id = $1 AND id = $2`,
+    [environmentId, messageId],
+  );
+}
+
+/** Everything one attempt needs: the message as stored, its endpoint and its environment. */
+export interface DeliveryTarget {
+  messageId: string;
+  environmentId: string;
+  environmentName: "live" | "sandbox";
+  organizationId: string;
+  eventName: string;
+  payload: Record<string, unknown>;
+  status: "pending" | "delivered" | "failed" | "cancelled";
+  webhookId: string;
+  url: string;
+  secretSealed: string;
+  enabled: boolean;
+  failingSince: Date | null;
+}
+
+export async function findDeliveryTarget(q: Queryable, environmentId: string, messageId: string): Promise<DeliveryTarget | null> {
+  const r = await q.oneOrNone(
+    `SELECT m.id, m.environment_id, m.event_name, m.payload, m.status, w.id AS webhook_id, w.url, w.secret_sealed,
+            w.enabled_at IS NOT NULL AS enabled, w.failing_since, e.name AS environment_name, e.organization_id
+     FROM webhook_messages m
+     JOIN webhooks w ON w.id = m.webhook_id AND w.environment_id = m.environment_id
+     JOIN environments e ON e.id = m.environment_id
+     WHERE m.environment_id = $1 AND m.id = $2`,
+    [environmentId, messageId],
+  );
+  if (!r) return null;
+  return {
+    messageId: r.id,
+    environmentId: r.environment_id,
+    environmentName: r.environment_name,
+    organizationId: r.organization_id,
+    eventName: r.event_name,
+    payload: r.payload,
+    status: r.status,
+    webhookId: r.webhook_id,
+    url: r.url,
+    secretSealed: r.secret_sealed,
+    enabled: r.enabled,
+    failingSince: r.failing_since,
+  };
+}
+
+export interface AttemptRow {
+  environmentId: string;
+  webhookId: string;
+  messageId: string;
+  attempt: number;
+  redelivery: boolean;
+  requestUrl: string;
+  requestHeaders: Record<string, string>;
+  requestBody: string;
+  startedAt: Date;
+}
+
+/** What an attempt looks like in the store until it is finished: a worker that dies mid-request leaves this. */
+export const INTERRUPTED_ATTEMPT_ERROR = "no response recorded: the attempt was interrupted (worker stopped)";
+
+/** Records an attempt before its request goes out; finishAttempt fills in the outcome. */
+export async function startAttempt(q: Queryable, a: AttemptRow): Promise<string> {
+  const id = randomUUID();
+  await q.none(
+    `INSERT INTO webhook_deliveries (id, environment_id, webhook_id, message_id, attempt, redelivery, request_url, request_headers,
+       request_body, error, started_at, duration_ms)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0)`,
+    [id, a.environmentId, a.webhookId, a.messageId, a.attempt, a.redelivery, a.requestUrl, a.requestHeaders, a.requestBody, INTERRUPTED_ATTEMPT_ERROR, a.startedAt],
+  );
+  return id;
+}
+
+export async function finishAttempt(
+  q: Queryable,
+  environmentId: string,
+  deliveryId: string,
+  o: { responseStatus: number | null; responseBodyExcerpt: string | null; error: string | null; durationMs: number },
+): Promise<void> {
+  await q.none(
+    `UPDATE webhook_deliveries SET response_status = $3, response_body_excerpt = $4, error = $5, duration_ms = $6
+     WHERE environment_id = $1 AND id = $2`,
+    [environmentId, deliveryId, o.responseStatus, o.responseBodyExcerpt, o.error, o.durationMs],
+  );
+}
+
+/** A successful attempt: the message is delivered and its endpoint is no longer failing. */
+export async function markMessageDelivered(q: Queryable, environmentId: string, messageId: string, webhookId: string): Promise<void> {
+  await q.none(
+    `UPDATE webhook_messages SET status = 'delivered', attempts = attempts + 1, delivered_at = clock_timestamp(), next_attempt_at = NULL,
+       updated_at = now() WHERE environment_id = $1 AND id = $2`,
+    [environmentId, messageId],
+  );
+  await q.none(`UPDATE webhooks SET failing_since = NULL WHERE environment_id = $1 AND id = $2 AND failing_since IS NOT NULL`, [
+    environmentId,
+    webhookId,
+  ]);
+}
+
+/**
+ * A failed attempt: counts it and schedules the next one (nextAttemptInMs), or fails the message when none
+ * is left (null). A message already delivered (an earlier delivery, before a redelivery) stays delivered.
+ * Returns when the endpoint's current run of failures started.
+ */
+export async function markAttemptFailed(
+  q: Queryable,
+  environmentId: string,
+  messageId: string,
+  webhookId: string,
+  nextAttemptInMs: number | null,
+): Promise<Date> {
+  await q.none(
+    `UPDATE webhook_messages SET attempts = attempts + 1,
+       status = CASE WHEN status = 'delivered' THEN status WHEN $3::int IS NULL THEN 'failed' ELSE 'pending' END,
+       next_attempt_at = CASE WHEN $3::int IS NULL THEN NULL ELSE clock_timestamp() + $3::int * interval '1 millisecond' END,
+       updated_at = now()
+     WHERE environment_id = $1 AND id = $2`,
+    [environmentId, messageId, nextAttemptInMs],
+  );
+  const row = await q.one(
+    `UPDATE webhooks SET failing_since = COALESCE(failing_since, clock_timestamp()) WHERE environment_id = $1 AND id = $2 RETURNING failing_since`,
+    [environmentId, webhookId],
+  );
+  return row.failing_since;
+}
+
+/** Ends a message that will not be delivered (endpoint disabled or gone) without counting an attempt. */
+export async function endMessage(q: Queryable, environmentId: string, messageId: string, status: "failed" | "cancelled"): Promise<void> {
+  await q.none(
+    `UPDATE webhook_messages SET status = $3, next_attempt_at = NULL, updated_at = now()
+     WHERE environment_id = $1 AND id = $2 AND status = 'pending'`,
+    [environmentId, messageId, status],
+  );
+}
+
+/**
+ * Disables an endpoint on the service's own decision; false when it was already disabled (then nothing
+ * changed and no event must be written).
+ */
+export async function disableWebhookBySystem(
+  q: Queryable,
+  environmentId: string,
+  webhookId: string,
+  reason: "gone" | "failing",
+): Promise<{ url: string; eventNames: string[]; failingSince: Date | null } | null> {
+  const row = await q.oneOrNone(
+    `UPDATE webhooks SET enabled_at = NULL, disabled_reason = $3, updated_at = now()
+     WHERE environment_id = $1 AND id = $2 AND enabled_at IS NOT NULL RETURNING url, event_names, failing_since`,
+    [environmentId, webhookId, reason],
+  );
+  return row ? { url: row.url, eventNames: row.event_names, failingSince: row.failing_since } : null;
+}

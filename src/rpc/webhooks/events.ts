@@ -1,0 +1,64 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { EventsService, SdkEventsService } from "../../gen/sigil/events/v0/events_service_pb.js";
+import type { EventSchema } from "../../gen/sigil/events/v0/events_pb.js";
+import type { StoredEvent } from "../../db/repositories/events-read.js";
+import type { Deps } from "../../domain/deps.js";
+import * as events from "../../domain/events/service.js";
+import { environmentAccess } from "../../domain/tenancy/access.js";
+import { pageOf } from "../paging.js";
+import { str, ts } from "../mappers.js";
+
+function toEvent(e: StoredEvent): MessageInitShape<typeof EventSchema> {
+  return {
+    id: e.id,
+    environmentId: e.environmentId,
+    eventName: e.eventName,
+    source: e.source,
+    userId: str(e.userId),
+    resourceType: str(e.resourceType),
+    resourceId: str(e.resourceId),
+    // jsonb round-trips to JSON values; a Struct takes exactly those.
+    data: (e.data ?? {}) as JsonObject,
+    createdAt: ts(e.createdAt),
+    occurredAt: ts(e.occurredAt),
+  };
+}
+
+export function registerEvents(router: ConnectRouter, deps: Deps) {
+  router.service(EventsService, {
+    // The catalogue is global: any valid token (with events.read) may read it.
+    async listEventTypes() {
+      const types = events.listEventTypes();
+      return { eventTypes: types.map((t) => ({ name: t.name, description: t.description })), count: types.length };
+    },
+    async listEvents(req, ctx) {
+      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const { items, count } = await events.listEvents(deps, access, {
+        ...pageOf(req),
+        eventName: req.eventName || undefined,
+        userId: req.userId || undefined,
+      });
+      return { events: items.map(toEvent), count };
+    },
+    async getEvent(req, ctx) {
+      const access = await environmentAccess(deps, ctx, req.environmentId);
+      return { event: toEvent(await events.getEvent(deps, access, req.eventId)) };
+    },
+  });
+  router.service(SdkEventsService, {
+    async publishEvents(req) {
+      const accepted = await events.publishClientEvents(
+        deps,
+        req.environmentId,
+        req.events.map((e) => ({
+          name: e.name,
+          data: (e.data ?? {}) as Record<string, unknown>,
+          timestamp: e.timestamp ? timestampDate(e.timestamp) : null,
+        })),
+      );
+      return { accepted };
+    },
+  });
+}
