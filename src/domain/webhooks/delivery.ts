@@ -20,6 +20,7 @@ import { envelopeBody } from "./messages.js";
 import { deliverySchedule, disableAfterFailingMs, retryAfterMs } from "./schedule.js";
 import { openWebhookSecret } from "./secret.js";
 import { signedHeaders } from "./signing.js";
+import { privateResolution } from "./url.js";
 
 export interface DeliveryDeps {
   db: Database;
@@ -184,6 +185,9 @@ export async function attemptDelivery(
       startedAt,
     });
     try {
+      // Live endpoints are public by rule (checked as written at creation); a name can still point inwards.
+      const refused = target.environmentName === "live" ? await privateResolution(target.url) : null;
+      if (refused) throw new Error(`refused: ${refused}`);
       const res = await fetch(target.url, {
         method: "POST",
         headers,

@@ -1,3 +1,4 @@
+import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { badRequest } from "../../errors.js";
 
@@ -22,6 +23,19 @@ export function checkWebhookUrl(raw: string, environmentName: "live" | "sandbox"
   if (isLocalHost(u.hostname))
     throw invalid("webhook_url_host_not_allowed", "a live environment's webhooks must point at a public host (loopback and private hosts are for sandbox environments)");
   return u.href;
+}
+
+/**
+ * At delivery time, for live environments: the host must not resolve to a loopback, private or link-local
+ * address (a public name pointing inwards would otherwise reach the service's own network). Returns the
+ * reason to refuse, or null.
+ */
+export async function privateResolution(url: string): Promise<string | null> {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  if (isIP(host)) return isLocalHost(host) ? `${host} is not a public address` : null;
+  const addresses = await lookup(host, { all: true }).catch(() => []);
+  const inward = addresses.find((a) => isLocalHost(a.address));
+  return inward ? `${host} resolves to ${inward.address}, which is not a public address` : null;
 }
 
 /** Loopback, private, link-local and unqualified hosts: reachable only from where the service runs. */
