@@ -1,8 +1,8 @@
 /**
  * Records the event history of one real webhook delivery (a 500, then a 2xx after the schedule's delay) into
- * test/workflows/histories/webhook-delivery.json, for the replay test. Run it when the workflow changes on
- * purpose (with a versioning patch for running flows):
- *   DATABASE_URL=... TEMPORAL_ADDRESS=... REDIS_URL=... npx tsx scripts/record-webhook-delivery-history.ts
+ * test/workflows/histories/<file> (default webhook-delivery.json), for the replay test. Run it when the
+ * workflow changes on purpose (with a versioning patch for running flows), into a new file:
+ *   DATABASE_URL=... TEMPORAL_ADDRESS=... REDIS_URL=... npx tsx scripts/record-webhook-delivery-history.ts [file]
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
@@ -62,7 +62,8 @@ if (result.status !== "delivered" || result.attempts !== 2) throw new Error(`une
 const cli = findTemporalCli();
 if (!cli) throw new Error("no Temporal CLI found: npm run tools:temporal");
 const json = execFileSync(cli, ["workflow", "show", "-w", workflowId, "-o", "json", "--address", TEMPORAL_ADDRESS], { encoding: "utf8" });
-const out = path.join(import.meta.dirname, "../test/workflows/histories/webhook-delivery.json");
+// The file name is an argument so that histories recorded before a versioning patch stay beside newer ones.
+const out = path.join(import.meta.dirname, "../test/workflows/histories", process.argv[2] ?? "webhook-delivery.json");
 writeFileSync(out, json.trim() + "\n");
 console.log(`wrote ${out}`);
 receiver.close();

@@ -1,13 +1,18 @@
-import { ActivityFailure, continueAsNew, proxyActivities, proxyLocalActivities, setCurrentDetails, sleep, upsertMemo, workflowInfo } from "@temporalio/workflow";
+import { ActivityFailure, continueAsNew, patched, proxyActivities, proxyLocalActivities, setCurrentDetails, sleep, upsertMemo, workflowInfo } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.js";
 
 // One attempt = one activity, never retried by Temporal: the request may have gone out, so the workflow's
-// own schedule decides when to try again. An attempt that could not run at all (worker died, timeout) is a
-// failed attempt of the schedule too. The start-to-close timeout covers the 15 s request plus the store.
-const { attemptWebhookDelivery } = proxyActivities<Activities>({
-  startToCloseTimeout: "45 seconds",
-  retry: { maximumAttempts: 1 },
-});
+// own schedule decides when to try again. The start-to-close timeout covers the 15 s request plus the store.
+// Since the patch ATTEMPT_AS_LOCAL_ACTIVITY the attempt is a local activity: a delivery is then one workflow
+// task (plan, attempt, completion) instead of two plus an activity task, and at fan-out volume the Temporal
+// server's round trips are the cost (docs/benchmarks.md). Deliveries started before the patch replay and
+// finish on the remote activity. An attempt cut short by a dying worker is a failed attempt of the schedule
+// (remote), or runs again with the same number when the workflow task is retried (local); either way its
+// stored row keeps the "interrupted" error.
+const attemptOptions = { startToCloseTimeout: "45 seconds", retry: { maximumAttempts: 1 } } as const;
+const { attemptWebhookDelivery: attemptRemote } = proxyActivities<Activities>(attemptOptions);
+const { attemptWebhookDelivery: attemptLocal } = proxyLocalActivities<Activities>(attemptOptions);
+const ATTEMPT_AS_LOCAL_ACTIVITY = "attempt-as-local-activity";
 
 // Reading the plan is a short idempotent read: a local activity (no task-queue round trip, which is most of
 // the cost of a workflow start at fan-out volume). Failing a message is idempotent too: plain retries.
@@ -81,9 +86,10 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     }
     if (delayMs > 0) await sleep(delayMs, { summary: `before attempt ${attempt + 1} (${human(delayMs)})` });
     const nextDelayMs = schedule[attempt + 1] ?? null;
-    let r: Awaited<ReturnType<typeof attemptWebhookDelivery>>;
+    let r: Awaited<ReturnType<typeof attemptRemote>>;
     try {
-      r = await attemptWebhookDelivery({ ...ref, attempt: attempt + 1, nextDelayMs });
+      const attemptOnce = patched(ATTEMPT_AS_LOCAL_ACTIVITY) ? attemptLocal : attemptRemote;
+      r = await attemptOnce({ ...ref, attempt: attempt + 1, nextDelayMs });
     } catch (err) {
       if (!(err instanceof ActivityFailure)) throw err;
       // The attempt did not finish (worker died, timeout, store down): a failed attempt of the schedule.
