@@ -1,4 +1,3 @@
-import { DomainError } from "../errors.js";
 import { createContextKey, type ContextKey } from "@connectrpc/connect";
 
 /** Who is calling, as established by the authentication interceptor. */
@@ -51,18 +50,5 @@ export const clientIpKey = createContextKey<string>("", { description: "client i
 export function tokenCaller(ctx: { values: { get<T>(key: ContextKey<T>): T } }): TokenPrincipal {
   const p = ctx.values.get(principalKey);
   if (p.kind === "anonymous") throw new Error("management handler reached without a token principal");
-  return p;
-}
-
-/** The environment-token caller of a management handler. Prefer src/domain/tenancy/access.ts in new code. */
-export function apiCaller(ctx: { values: { get<T>(key: ContextKey<T>): T } }): ApiTokenPrincipal {
-  return requireApiToken(ctx.values.get(principalKey));
-}
-
-/** Narrows the principal of a management call; the authn interceptor guarantees it for API-token methods. */
-export function requireApiToken(p: Principal): ApiTokenPrincipal {
-  if (p.kind === "account_token")
-    throw new DomainError("forbidden", "environment_token_required", "this operation needs an environment API token");
-  if (p.kind !== "api_token") throw new Error("management handler reached without an API token principal");
   return p;
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from "../db.js";
+import { setEnabledAt } from "./enablement.js";
 
 export interface AllowlistRecord {
   id: string;
@@ -71,11 +72,7 @@ export async function updateAllowlist(
 
 /** Enables (keeping the first enabling time) or disables (enabledAt becomes null). */
 export async function setAllowlistEnabled(q: Queryable, environmentId: string, id: string, enabled: boolean): Promise<AllowlistRecord | null> {
-  const row = await q.oneOrNone(
-    `UPDATE allowlists SET enabled_at = CASE WHEN $3 THEN COALESCE(enabled_at, now()) ELSE NULL END, updated_at = now()
-     WHERE environment_id = $1 AND id = $2 RETURNING *`,
-    [environmentId, id, enabled],
-  );
+  const row = await setEnabledAt(q, "allowlists", environmentId, { id }, enabled);
   return row ? toAllowlist(row) : null;
 }
 

@@ -1,4 +1,5 @@
 import type { Queryable } from "../db.js";
+import { setEnabledAt } from "./enablement.js";
 
 export interface ExchangeRecord {
   id: string;
@@ -52,11 +53,7 @@ export async function findExchange(q: Queryable, environmentId: string, id: stri
 }
 
 export async function setExchangeEnabled(q: Queryable, environmentId: string, id: string, enabled: boolean): Promise<ExchangeRecord | null> {
-  const row = await q.oneOrNone(
-    `UPDATE exchanges SET enabled_at = CASE WHEN $3 THEN COALESCE(enabled_at, now()) ELSE NULL END, updated_at = now()
-     WHERE environment_id = $1 AND id = $2 RETURNING *`,
-    [environmentId, id, enabled],
-  );
+  const row = await setEnabledAt(q, "exchanges", environmentId, { id }, enabled);
   return row ? toExchange(row) : null;
 }
 

@@ -1,4 +1,5 @@
 import type { Queryable } from "../db.js";
+import { setEnabledAt } from "./enablement.js";
 
 export interface GateRuleData {
   type: string;
@@ -59,11 +60,7 @@ export async function updateGate(q: Queryable, environmentId: string, id: string
 }
 
 export async function setGateEnabled(q: Queryable, environmentId: string, id: string, enabled: boolean): Promise<GateRecord | null> {
-  const row = await q.oneOrNone(
-    `UPDATE gates SET enabled_at = CASE WHEN $3 THEN COALESCE(enabled_at, now()) ELSE NULL END, updated_at = now()
-     WHERE environment_id = $1 AND id = $2 RETURNING *`,
-    [environmentId, id, enabled],
-  );
+  const row = await setEnabledAt(q, "gates", environmentId, { id }, enabled);
   return row ? toGate(row) : null;
 }
 

@@ -1,4 +1,5 @@
 import type { Queryable } from "../db.js";
+import { setEnabledAt } from "./enablement.js";
 
 export type AccessMode = "allowList" | "blockList";
 export type DomainType = "allow" | "block";
@@ -45,12 +46,7 @@ export async function updateAccessControlMode(q: Queryable, environmentId: strin
 }
 
 export async function setAccessControlEnabled(q: Queryable, environmentId: string, enabled: boolean): Promise<AccessControlRecord | null> {
-  const row = await q.oneOrNone(
-    `UPDATE global_wallet_access_controls SET enabled_at = CASE WHEN $2 THEN COALESCE(enabled_at, now()) ELSE NULL END,
-       updated_at = now()
-     WHERE environment_id = $1 RETURNING *`,
-    [environmentId, enabled],
-  );
+  const row = await setEnabledAt(q, "global_wallet_access_controls", environmentId, null, enabled);
   return row ? toAccessControl(row) : null;
 }
 

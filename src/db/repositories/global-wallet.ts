@@ -1,4 +1,5 @@
 import type { Queryable } from "../db.js";
+import { setEnabledAt } from "./enablement.js";
 
 export interface GlobalWalletSettingsRecord {
   id: string;
@@ -60,11 +61,7 @@ export async function updateGlobalWalletSettings(
 }
 
 export async function setGlobalWalletEnabled(q: Queryable, environmentId: string, enabled: boolean): Promise<GlobalWalletSettingsRecord | null> {
-  const row = await q.oneOrNone(
-    `UPDATE global_wallet_settings SET enabled_at = CASE WHEN $2 THEN COALESCE(enabled_at, now()) ELSE NULL END, updated_at = now()
-     WHERE environment_id = $1 RETURNING *`,
-    [environmentId, enabled],
-  );
+  const row = await setEnabledAt(q, "global_wallet_settings", environmentId, null, enabled);
   return row ? toSettings(row) : null;
 }
 

@@ -1,4 +1,5 @@
 import type { Queryable } from "../db.js";
+import { setEnabledAt } from "./enablement.js";
 
 export interface NameServiceRecord {
   id: string;
@@ -37,11 +38,7 @@ export async function setNameServiceEnabled(
   chainName: string,
   enabled: boolean,
 ): Promise<NameServiceRecord | null> {
-  const row = await q.oneOrNone(
-    `UPDATE name_services SET enabled_at = CASE WHEN $3 THEN COALESCE(enabled_at, now()) ELSE NULL END, updated_at = now()
-     WHERE environment_id = $1 AND chain_name = $2 RETURNING *`,
-    [environmentId, chainName, enabled],
-  );
+  const row = await setEnabledAt(q, "name_services", environmentId, { chain_name: chainName }, enabled);
   return row ? toNameService(row) : null;
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "../db.js";
+import { setEnabledAt } from "./enablement.js";
 
 export interface ProviderRecord {
   id: string;
@@ -100,11 +101,7 @@ export async function setProviderEnabled(
   providerId: string,
   enabled: boolean,
 ): Promise<ProviderRecord | null> {
-  const row = await q.oneOrNone(
-    `UPDATE providers SET enabled_at = CASE WHEN $3 THEN COALESCE(enabled_at, now()) ELSE NULL END, updated_at = now()
-     WHERE environment_id = $1 AND id = $2 RETURNING *`,
-    [environmentId, providerId, enabled],
-  );
+  const row = await setEnabledAt(q, "providers", environmentId, { id: providerId }, enabled);
   return row ? toProvider(row) : null;
 }
 

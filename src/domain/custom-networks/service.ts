@@ -1,21 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { isIP } from "node:net";
 import { badRequest, conflict, notFound } from "../../errors.js";
 import * as repo from "../../db/repositories/custom-networks.js";
 import { audited } from "../audit/audit.js";
+import { isLoopbackHost } from "../hosts.js";
 import type { Deps } from "../deps.js";
 import type { OrganizationAccess } from "../tenancy/access.js";
 
 export type CustomNetworkInput = repo.CustomNetworkFields;
-
-/** Loopback hosts, the only ones a plain-http URL may name (a node on the developer's machine). */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (h === "localhost" || h.endsWith(".localhost")) return true;
-  if (isIP(h) === 4) return h.startsWith("127.");
-  if (isIP(h) === 6) return h === "::1";
-  return false;
-}
 
 /** https, or http only for a loopback host. */
 export function isAcceptableNetworkUrl(value: string): boolean {

@@ -1,4 +1,5 @@
 import { isHostname, isIpv4 } from "../custom-hostnames/hostname.js";
+import { isLoopbackHost } from "../hosts.js";
 
 /**
  * Deeplink URLs: https URLs (universal / app links) or a custom scheme of the app's own (myapp://callback).
@@ -8,7 +9,6 @@ import { isHostname, isIpv4 } from "../custom-hostnames/hostname.js";
  */
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(\S+)$/;
 const FORBIDDEN_SCHEMES = new Set(["javascript", "data", "file", "vbscript", "blob", "about", "filesystem", "ftp", "ws", "wss"]);
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 export type DeeplinkParse = { ok: true; url: string } | { ok: false; reason: string };
 
@@ -29,7 +29,7 @@ export function normalizeDeeplinkUrl(input: string): DeeplinkParse {
     }
     if (u.username || u.password) return { ok: false, reason: "must not contain credentials" };
     const host = u.hostname;
-    if (scheme === "http" && !LOOPBACK.has(host)) return { ok: false, reason: "http is only allowed for loopback hosts; use https" };
+    if (scheme === "http" && !isLoopbackHost(host)) return { ok: false, reason: "http is only allowed for loopback hosts; use https" };
     if (scheme === "https" && !isIpv4(host) && !isHostname(host, { minLabels: 2 })) return { ok: false, reason: "the host is not valid" };
     // The WHATWG serialization: lowercase scheme and host, percent-encoding normalized.
     return { ok: true, url: u.href };

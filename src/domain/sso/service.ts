@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { badRequest, conflict, notFound, unprocessable } from "../../errors.js";
 import * as repo from "../../db/repositories/sso-providers.js";
+import { isLoopbackHost } from "../hosts.js";
 import { audited } from "../audit/audit.js";
 import { normalizeHostname } from "../custom-hostnames/hostname.js";
 import type { Deps } from "../deps.js";
@@ -28,7 +29,7 @@ const PEM_CERT = /^-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END C
 
 function httpsUrl(s: string, field: string) {
   const u = new URL(s);
-  if (u.protocol !== "https:" && !(u.protocol === "http:" && ["localhost", "127.0.0.1"].includes(u.hostname)))
+  if (u.protocol !== "https:" && !(u.protocol === "http:" && isLoopbackHost(u.hostname)))
     throw badRequest("invalid_url", `${field} must be an https URL`, { field });
 }
 

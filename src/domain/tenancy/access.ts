@@ -1,9 +1,8 @@
 import type { ContextKey } from "@connectrpc/connect";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { DomainError, notFound } from "../../errors.js";
-import type { Queryable } from "../../db/db.js";
 import { methodRules } from "../../rpc/method-options.js";
-import { principalKey, requestIdKey, type TokenPrincipal } from "../../rpc/context.js";
+import { requestIdKey, tokenCaller, type TokenPrincipal } from "../../rpc/context.js";
 import { effectivePermissions, hasPermission } from "../auth/permissions.js";
 import type { Deps } from "../deps.js";
 
@@ -75,12 +74,6 @@ export const ENVIRONMENT_SCOPED_TABLES = new Set<string>([
 /** The same for rows that belong to an organization (each has an organization_id column). */
 export const ORGANIZATION_SCOPED_TABLES = new Set<string>(["members", "invites", "custom_networks", "sso_providers"]);
 
-function callerOf(ctx: CallContext): TokenPrincipal {
-  const p = ctx.values.get(principalKey);
-  if (p.kind === "anonymous") throw new Error("management handler reached without a token principal");
-  return p;
-}
-
 function actorOf(p: TokenPrincipal, ctx: CallContext, memberId: string | null): Actor {
   return {
     tokenId: p.tokenId,
@@ -90,25 +83,33 @@ function actorOf(p: TokenPrincipal, ctx: CallContext, memberId: string | null): 
   };
 }
 
-/** Account tokens: the account's membership in the organization decides, then the role's permissions. */
-async function membership(q: Queryable, p: TokenPrincipal & { kind: "account_token" }, organizationId: string, method: DescMethod, what: string) {
-  const m = await q.oneOrNone<{ id: string; role: string }>(
-    "SELECT id, role FROM members WHERE organization_id = $1 AND account_id = $2",
-    [organizationId, p.accountId],
-  );
-  if (!m) throw notFound(what);
+/**
+ * Account tokens: the account's membership in the organization decides (404 for non-members), then what the
+ * token carries and the member's role allow (403). `member` comes from the same query as the tenant row.
+ */
+function requireMember(
+  p: TokenPrincipal & { kind: "account_token" },
+  member: { member_id: string | null; role: string | null },
+  method: DescMethod,
+  what: string,
+): { id: string; role: string } {
+  if (!member.member_id || !member.role) throw notFound(what);
   const needed = methodRules(method).permission;
-  if (!hasPermission(effectivePermissions(p.permissions, m.role), needed))
-    throw new DomainError("forbidden", "forbidden", `your role (${m.role}) or this token lacks the permission ${needed}`);
-  return m;
+  if (!hasPermission(effectivePermissions(p.permissions, member.role), needed))
+    throw new DomainError("forbidden", "forbidden", `your role (${member.role}) or this token lacks the permission ${needed}`);
+  return { id: member.member_id, role: member.role };
 }
+
+/** The caller's member row joined to a tenant row, in the one query that finds the tenant. */
+const MEMBER_OF = (alias: string) =>
+  `LEFT JOIN members m ON m.organization_id = ${alias}.organization_id AND m.account_id = $2`;
 
 /**
  * The environment a call acts on. `environmentId` may be empty on deprecated paths that carry none: an
  * environment token's own applies, and an account token must name one (404 otherwise).
  */
 export async function environmentAccess(deps: Pick<Deps, "db">, ctx: CallContext, environmentId: string | undefined): Promise<EnvironmentAccess> {
-  const p = callerOf(ctx);
+  const p = tokenCaller(ctx);
   if (p.kind === "api_token") {
     if (environmentId && environmentId !== p.environmentId) throw notFound("environment");
     return {
@@ -121,12 +122,12 @@ export async function environmentAccess(deps: Pick<Deps, "db">, ctx: CallContext
     };
   }
   if (!environmentId) throw notFound("environment");
-  const env = await deps.db.oneOrNone<{ organization_id: string; project_id: string; name: "live" | "sandbox" }>(
-    "SELECT organization_id, project_id, name FROM environments WHERE id = $1",
-    [environmentId],
+  const env = await deps.db.oneOrNone<{ organization_id: string; project_id: string; name: "live" | "sandbox"; member_id: string | null; role: string | null }>(
+    `SELECT e.organization_id, e.project_id, e.name, m.id AS member_id, m.role FROM environments e ${MEMBER_OF("e")} WHERE e.id = $1`,
+    [environmentId, p.accountId],
   );
   if (!env) throw notFound("environment");
-  const m = await membership(deps.db, p, env.organization_id, ctx.method, "environment");
+  const m = requireMember(p, env, ctx.method, "environment");
   return {
     environmentId,
     environmentName: env.name,
@@ -145,7 +146,7 @@ export async function resourceEnvironmentAccess(
   id: string,
 ): Promise<EnvironmentAccess> {
   if (!ENVIRONMENT_SCOPED_TABLES.has(table)) throw new Error(`${table} is not an environment-scoped table`);
-  const p = callerOf(ctx);
+  const p = tokenCaller(ctx);
   // Environment tokens: their own environment; the repository's environment filter then finds the row or not.
   if (p.kind === "api_token") return environmentAccess(deps, ctx, undefined);
   const row = await deps.db.oneOrNone<{ environment_id: string }>(`SELECT environment_id FROM ${table} WHERE id = $1`, [id]);
@@ -167,7 +168,7 @@ export async function resourceOrganizationAccess(
 }
 
 export async function projectAccess(deps: Pick<Deps, "db">, ctx: CallContext, projectId: string): Promise<ProjectAccess> {
-  const p = callerOf(ctx);
+  const p = tokenCaller(ctx);
   if (p.kind === "api_token") {
     if (projectId !== p.projectId) throw notFound("project");
     return {
@@ -177,19 +178,26 @@ export async function projectAccess(deps: Pick<Deps, "db">, ctx: CallContext, pr
       actor: actorOf(p, ctx, p.memberId),
     };
   }
-  const row = await deps.db.oneOrNone<{ organization_id: string }>("SELECT organization_id FROM projects WHERE id = $1", [projectId]);
+  const row = await deps.db.oneOrNone<{ organization_id: string; member_id: string | null; role: string | null }>(
+    `SELECT pr.organization_id, m.id AS member_id, m.role FROM projects pr ${MEMBER_OF("pr")} WHERE pr.id = $1`,
+    [projectId, p.accountId],
+  );
   if (!row) throw notFound("project");
-  const m = await membership(deps.db, p, row.organization_id, ctx.method, "project");
+  const m = requireMember(p, row, ctx.method, "project");
   return { projectId, organizationId: row.organization_id, role: m.role, actor: actorOf(p, ctx, m.id) };
 }
 
 export async function organizationAccess(deps: Pick<Deps, "db">, ctx: CallContext, organizationId: string): Promise<OrganizationAccess> {
-  const p = callerOf(ctx);
+  const p = tokenCaller(ctx);
   if (p.kind === "api_token") {
     if (organizationId !== p.organizationId) throw notFound("organization");
     return { organizationId, role: p.role, actor: actorOf(p, ctx, p.memberId) };
   }
-  const m = await membership(deps.db, p, organizationId, ctx.method, "organization");
+  const member = await deps.db.oneOrNone<{ member_id: string; role: string }>(
+    "SELECT id AS member_id, role FROM members WHERE organization_id = $1 AND account_id = $2",
+    [organizationId, p.accountId],
+  );
+  const m = requireMember(p, member ?? { member_id: null, role: null }, ctx.method, "organization");
   return { organizationId, role: m.role, actor: actorOf(p, ctx, m.id) };
 }
 
@@ -198,7 +206,7 @@ export async function organizationAccess(deps: Pick<Deps, "db">, ctx: CallContex
  * environment token is bound to one environment and does not speak for its creator's whole account.
  */
 export function accountAccess(ctx: CallContext): { accountId: string; permissions: readonly string[]; actor: Actor } {
-  const p = callerOf(ctx);
+  const p = tokenCaller(ctx);
   if (p.kind !== "account_token")
     throw new DomainError("forbidden", "account_token_required", "this operation needs a member (account) API token");
   return { accountId: p.accountId, permissions: p.permissions, actor: actorOf(p, ctx, null) };
