@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "../db.js";
+// The principal shapes are the authentication interceptor's; this lookup is what fills them.
+import type { TokenPrincipal } from "../../rpc/context.js";
 
 export interface TokenRecord {
   id: string;
@@ -14,26 +16,6 @@ export interface TokenRecord {
   createdAt: Date;
   lastUsedAt: Date | null;
   createdBy: { id: string; email: string | null; alias: string | null; firstName: string | null; lastName: string | null } | null;
-}
-
-/** What authentication needs to know about a token, found by the hash of the raw token. */
-export interface TokenPrincipalRecord {
-  kind: "api_token";
-  tokenId: string;
-  environmentId: string;
-  projectId: string;
-  organizationId: string;
-  environmentName: "live" | "sandbox";
-  memberId: string | null;
-  role: string | null;
-  permissions: string[];
-}
-
-export interface AccountTokenPrincipalRecord {
-  kind: "account_token";
-  tokenId: string;
-  accountId: string;
-  permissions: string[];
 }
 
 const SELECT_TOKEN = `
@@ -144,7 +126,7 @@ export async function deleteToken(q: Queryable, environmentId: string, tokenId: 
  * Only active, undeleted tokens are found. Environment tokens carry their environment's project and
  * organization; account (member) tokens carry their account.
  */
-export async function findPrincipalByTokenHash(q: Queryable, tokenHash: Buffer): Promise<TokenPrincipalRecord | AccountTokenPrincipalRecord | null> {
+export async function findPrincipalByTokenHash(q: Queryable, tokenHash: Buffer): Promise<TokenPrincipal | null> {
   const row = await q.oneOrNone(
     `SELECT t.id, t.environment_id, e.project_id, e.name AS environment_name, t.organization_id, t.created_by_member_id,
             m.role, t.permissions, t.account_id
