@@ -34,6 +34,8 @@ export { CLIENT_IP_HEADER };
  * plain `http.ServerResponse | http2.Http2ServerResponse` union would not be accepted as a fallback.
  */
 export type GatewayHandler = NonNullable<ConnectNodeAdapterOptions["fallback"]>;
+/** The gateway's request listener, which also tells the methods a path has. */
+export type RestGateway = GatewayHandler & { allowedMethods(path: string): string[] | undefined };
 export type GatewayRequest = Parameters<GatewayHandler>[0];
 type GatewayResponse = Parameters<GatewayHandler>[1];
 
@@ -54,7 +56,7 @@ interface ResponseLike {
  * runs them through `transport`. Meant as the `fallback` of connectNodeAdapter: RPC paths never get here.
  * Also usable directly as an http/http2 request listener.
  */
-export function createRestGateway(opts: RestGatewayOptions): GatewayHandler {
+export function createRestGateway(opts: RestGatewayOptions): RestGateway {
   const routes = buildRoutes(opts.services);
   const clients = new Map<DescService, Record<string, UnaryFn>>();
   const clientFor = (service: DescService) => {
@@ -66,7 +68,7 @@ export function createRestGateway(opts: RestGatewayOptions): GatewayHandler {
     return client;
   };
 
-  return (req: GatewayRequest, nodeRes: GatewayResponse) => {
+  const handle = (req: GatewayRequest, nodeRes: GatewayResponse) => {
     const res = nodeRes as unknown as ResponseLike;
     // Aborting the RPC when the client goes away frees the handler early.
     const abort = new AbortController();
@@ -88,6 +90,13 @@ export function createRestGateway(opts: RestGatewayOptions): GatewayHandler {
         opts.onInternalError?.(err);
       });
   };
+  return Object.assign(handle, { allowedMethods: (path: string) => allowedVerbs(routes, path) });
+}
+
+/** The methods a path has (for OPTIONS and CORS preflights); undefined when no route matches it. */
+function allowedVerbs(routes: readonly Route[], path: string): string[] | undefined {
+  const match = matchRoute(routes, "OPTIONS", path);
+  return match.kind === "method_not_allowed" ? match.allow : undefined;
 }
 
 async function serve(
@@ -105,6 +114,10 @@ async function serve(
   const verb = (req.method ?? "GET").toUpperCase();
 
   const match = matchRoute(routes, verb, path);
+  // OPTIONS asks which methods a path has (RFC 9110 9.3.7); browsers' preflights are answered before this.
+  if (verb === "OPTIONS" && match.kind === "method_not_allowed") {
+    return { status: 204, headers: { allow: [...match.allow, "OPTIONS"].join(", ") } };
+  }
   if (match.kind === "not_found") throw new GatewayError(404, "not_found", `no route for ${verb} ${path}`);
   if (match.kind === "method_not_allowed") {
     throw new GatewayError(405, "method_not_allowed", `method ${verb} not allowed on ${path}`, undefined, {

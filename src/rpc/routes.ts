@@ -14,6 +14,7 @@ import { usersModule } from "./users/module.js";
 import { waasModule } from "./waas/module.js";
 import { walletsModule } from "./wallets/module.js";
 import { webhooksModule } from "./webhooks/module.js";
+import { balancesModule } from "./balances/module.js";
 
 /** Every area of the API, in one place: the REST gateway, reflection and the tenancy tests walk this list. */
 export const apiModules: readonly ApiModule[] = [
@@ -29,6 +30,7 @@ export const apiModules: readonly ApiModule[] = [
   exportsModule,
   oauthModule,
   webhooksModule,
+  balancesModule,
 ];
 
 export const apiServices: readonly DescService[] = apiModules.flatMap((m) => m.services);

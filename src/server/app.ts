@@ -10,6 +10,7 @@ import { createInterceptors } from "../rpc/interceptors/index.js";
 import { registerReflection } from "../rpc/reflection.js";
 import { apiFiles, apiServices, createApiRoutes } from "../rpc/routes.js";
 import { clientIpKey } from "../rpc/context.js";
+import { withCors } from "./cors.js";
 import { createExportDownloadRoute } from "./export-download.js";
 
 export interface ReadinessCheck {
@@ -64,7 +65,15 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
     registerReflection(router, [...apiFiles, file_health_v1_health]);
   };
 
-  return connectNodeAdapter({
+  // RPC paths (`/<package>.<Service>/<Method>`) take Connect's POST and GET; the rest is the gateway's.
+  const rpcPaths = new Set(apiServices.flatMap((s) => s.methods.map((m) => `/${s.typeName}/${m.name}`)));
+  const allowedMethods = (path: string) => {
+    if (rpcPaths.has(path)) return ["POST", "GET"];
+    if (path === "/healthz") return ["GET"];
+    return gateway.allowedMethods(path);
+  };
+
+  const adapter = connectNodeAdapter({
     routes,
     interceptors,
     // The adapter's response type omits write(); ours writes through writeHead/end only.
@@ -76,4 +85,5 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
       return values;
     },
   });
+  return withCors(adapter, allowedMethods);
 }

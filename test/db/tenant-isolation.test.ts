@@ -10,6 +10,7 @@ import * as tokens from "../../src/db/repositories/tokens.js";
 import * as users from "../../src/db/repositories/users.js";
 import * as wallets from "../../src/db/repositories/wallets.js";
 import { findUserAggregate } from "../../src/db/repositories/user-aggregate.js";
+import { listWalletVisits } from "../../src/db/repositories/visitors.js";
 import { bootstrapTenant, type BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { migratedDatabase } from "../support/app.js";
 
@@ -131,5 +132,27 @@ describe("encryption keys repository", () => {
     expect((await keys.listEncryptionKeys(db, b.environmentId)).map((x) => x.id)).not.toContain(k!.id);
     expect(await keys.insertEncryptionKey(db, b.environmentId, { kid: "kid-1", publicKey: pem, alg: "RSA-OAEP-256", type: "external" })).not.toBeNull();
     expect(await keys.insertEncryptionKey(db, a.environmentId, { kid: "kid-1", publicKey: pem, alg: "RSA-OAEP-256", type: "external" })).toBeNull();
+  });
+});
+
+describe("visitors repository", () => {
+  it("lists and filters only within the environment", async () => {
+    const u = await users.insertUser(db, a.environmentId, { email: "visitor-iso@example.com" });
+    await db.none(
+      `INSERT INTO wallets (id, environment_id, user_id, credential_id, name, chain, address, provider)
+       VALUES (gen_random_uuid(), $1, $2, gen_random_uuid(), 'w', 'EVM', '0xfeed0001', 'browserExtension')`,
+      [a.environmentId, u.id],
+    );
+    const visit = (await db.one("INSERT INTO visits (id, environment_id, visitor_id, user_id) VALUES (gen_random_uuid(), $1, 'iso', $2) RETURNING id", [a.environmentId, u.id])).id;
+    const query = (column: "all" | "id" | "walletPublicKey", value: string) => ({
+      filter: { column, value },
+      orderBy: { column: "createdAt" as const, direction: "desc" as const },
+      offset: 0,
+      limit: 10,
+    });
+    for (const q of [query("id", visit), query("all", visit), query("all", u.id), query("all", "iso"), query("walletPublicKey", "0xfeed")]) {
+      expect(await listWalletVisits(db, b.environmentId, q)).toEqual({ rows: [], count: 0 });
+      expect((await listWalletVisits(db, a.environmentId, q)).rows.map((r) => r.id)).toEqual([visit]);
+    }
   });
 });

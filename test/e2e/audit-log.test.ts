@@ -20,13 +20,13 @@ beforeAll(async () => {
   // Changes made through the API: two exports (environment token, then member token) in the sandbox.
   const a = await call(app.baseUrl, "POST", `/environments/${t.environmentId}/exports`, { token: t.token, body: { format: "csv", model: "users" } });
   expect(a.status, a.text).toBe(201);
-  exportId = a.body.export.id;
+  exportId = a.body.id;
   const b = await call(app.baseUrl, "POST", `/environments/${t.environmentId}/exports`, {
     token: t.memberToken,
     body: { format: "json", model: "users" },
   });
   expect(b.status, b.text).toBe(201);
-  memberExportId = b.body.export.id;
+  memberExportId = b.body.id;
   // Rows at known instants, to check ordering and paging: one in the live environment, one at the
   // organization level (no environment), and one of the other tenant.
   const row = (org: string, env: string | null, action: string, resourceId: string, at: string) =>

@@ -43,12 +43,23 @@ describe("custom networks", () => {
     const t = await tenant();
     const created = await call(app.baseUrl, "POST", listPath(t), { token: t.token, body: network() });
     expect(created.status, created.text).toBe(201);
-    const n = created.body;
+    // Wrapped as the published client's CustomNetworkResponse, with its flat fields alongside Sigil's.
+    const n = created.body.customNetwork;
     expect(n).toMatchObject({ ...network(), chainId: "424242", organizationId: t.organizationId });
+    expect(n).toMatchObject({
+      networkType: "EVM",
+      chainName: "Acme Chain",
+      rpcUrl: "https://rpc.acme.example",
+      blockExplorerUrl: "https://scan.acme.example",
+      nativeCurrencyName: "Acme Ether",
+      nativeCurrencySymbol: "AETH",
+      nativeCurrencyIconUrl: "",
+      nativeCurrencyDecimals: 18,
+    });
     expect(n.id).toMatch(/^[0-9a-f-]{36}$/);
     const get = await call(app.baseUrl, "GET", `${listPath(t)}/${n.id}`, { token: t.token });
     expect(get.status).toBe(200);
-    expect(get.body).toEqual(n);
+    expect(get.body).toEqual({ customNetwork: n });
 
     // A chain id sent as a decimal string (the proto3 JSON form of int64) is accepted too.
     const second = await call(app.baseUrl, "POST", listPath(t), { token: t.memberToken, body: network({ chainId: "1001", name: "Second", testnet: false }) });
@@ -56,17 +67,17 @@ describe("custom networks", () => {
     const list = await call(app.baseUrl, "GET", listPath(t), { token: t.token });
     expect(list.status).toBe(200);
     expect(list.body.count).toBe(2);
-    expect(list.body.customNetworks.map((x: any) => x.name)).toEqual(["Acme Chain", "Second"]);
+    expect(list.body.customNetworks.map((x: any) => x.customNetwork.name)).toEqual(["Acme Chain", "Second"]);
     const page = await call(app.baseUrl, "GET", `${listPath(t)}?offset=1&limit=1`, { token: t.token });
-    expect(page.body).toMatchObject({ count: 2, customNetworks: [{ name: "Second" }] });
+    expect(page.body).toMatchObject({ count: 2, customNetworks: [{ customNetwork: { name: "Second" } }] });
 
     const put = await call(app.baseUrl, "PUT", `${listPath(t)}/${n.id}`, {
       token: t.token,
       body: network({ name: "Acme Mainnet", chainId: 424243, testnet: false, blockExplorerUrls: [], iconUrl: "" }),
     });
     expect(put.status, put.text).toBe(200);
-    expect(put.body).toMatchObject({ id: n.id, name: "Acme Mainnet", chainId: "424243", testnet: false, blockExplorerUrls: [] });
-    expect(put.body.iconUrl).toBeUndefined();
+    expect(put.body.customNetwork).toMatchObject({ id: n.id, name: "Acme Mainnet", chainId: "424243", testnet: false, blockExplorerUrls: [] });
+    expect(put.body.customNetwork).toMatchObject({ iconUrl: "", blockExplorerUrl: "" });
 
     const del = await call(app.baseUrl, "DELETE", `${listPath(t)}/${n.id}`, { token: t.token });
     expect(del.status).toBe(204);
@@ -90,9 +101,10 @@ describe("custom networks", () => {
     const dup = await call(app.baseUrl, "POST", listPath(t), { token: t.token, body: network({ chainId: 10, name: "dup" }) });
     expect(dup.status).toBe(409);
     expect(dup.body).toMatchObject({ code: "custom_network_already_exists", error: expect.any(String) });
-    const clash = await call(app.baseUrl, "PUT", `${listPath(t)}/${b.body.id}`, { token: t.token, body: network({ chainId: 10, name: "B2" }) });
+    const bId = b.body.customNetwork.id;
+    const clash = await call(app.baseUrl, "PUT", `${listPath(t)}/${bId}`, { token: t.token, body: network({ chainId: 10, name: "B2" }) });
     expect(clash.status).toBe(409);
-    expect((await call(app.baseUrl, "GET", `${listPath(t)}/${b.body.id}`, { token: t.token })).body).toMatchObject({ name: "B", chainId: "11" });
+    expect((await call(app.baseUrl, "GET", `${listPath(t)}/${bId}`, { token: t.token })).body.customNetwork).toMatchObject({ name: "B", chainId: "11" });
     expect(await count(t.organizationId)).toBe(2);
     expect(await audits(t.organizationId, "custom_network.updated")).toHaveLength(0);
     // Another organization may use the same chain id.
@@ -129,10 +141,10 @@ describe("custom networks", () => {
     expect(await count(t.organizationId)).toBe(0);
     const ok = await call(app.baseUrl, "POST", listPath(t), { token: t.token, body: network() });
     for (const body of bad.slice(0, 3)) {
-      const res = await call(app.baseUrl, "PUT", `${listPath(t)}/${ok.body.id}`, { token: t.token, body });
+      const res = await call(app.baseUrl, "PUT", `${listPath(t)}/${ok.body.customNetwork.id}`, { token: t.token, body });
       expect(res.status).toBe(400);
     }
-    expect((await call(app.baseUrl, "GET", `${listPath(t)}/${ok.body.id}`, { token: t.token })).body).toEqual(ok.body);
+    expect((await call(app.baseUrl, "GET", `${listPath(t)}/${ok.body.customNetwork.id}`, { token: t.token })).body).toEqual(ok.body);
     expect(await audits(t.organizationId, "custom_network.created")).toHaveLength(1);
     expect(await audits(t.organizationId, "custom_network.updated")).toHaveLength(0);
     // Edge values that are valid.
@@ -141,7 +153,40 @@ describe("custom networks", () => {
       body: network({ chainId: Number.MAX_SAFE_INTEGER, nativeCurrency: { name: "Z", symbol: "Z", decimals: 0 }, rpcUrls: ["http://localhost:8545", "http://[::1]:8545"] }),
     });
     expect(edge.status, edge.text).toBe(201);
-    expect(edge.body.nativeCurrency.decimals).toBe(0);
+    expect(edge.body.customNetwork.nativeCurrency.decimals).toBe(0);
+    expect(edge.body.customNetwork.nativeCurrencyDecimals).toBe(0);
+  });
+
+  it("accepts the published client's flat request form, and 400s when a required field is in neither form", async () => {
+    const t = await tenant();
+    const flat = {
+      networkType: "EVM",
+      chainName: "Flat chain",
+      chainId: "5151",
+      rpcUrl: "https://rpc.flat.example",
+      blockExplorerUrl: "https://scan.flat.example",
+      iconUrl: "https://flat.example/icon.png",
+      nativeCurrencyName: "Flat",
+      nativeCurrencySymbol: "FLT",
+      nativeCurrencyIconUrl: "https://flat.example/flt.png",
+      nativeCurrencyDecimals: 6,
+    };
+    const res = await call(app.baseUrl, "POST", listPath(t), { token: t.token, body: flat });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.customNetwork).toMatchObject({ ...flat, name: "Flat chain", rpcUrls: ["https://rpc.flat.example"], nativeCurrency: { decimals: 6, iconUrl: "https://flat.example/flt.png" } });
+    const put = await call(app.baseUrl, "PUT", `${listPath(t)}/${res.body.customNetwork.id}`, { token: t.token, body: { ...flat, chainName: "Flat 2" } });
+    expect(put.body.customNetwork.chainName).toBe("Flat 2");
+    for (const omit of ["chainName", "rpcUrl", "nativeCurrencyName", "nativeCurrencySymbol", "nativeCurrencyDecimals"]) {
+      const body: Record<string, unknown> = { ...flat, chainId: "6161" };
+      delete body[omit];
+      const bad = await call(app.baseUrl, "POST", listPath(t), { token: t.token, body });
+      expect(bad.status, omit).toBe(400);
+      expect(bad.body.code).toBe("validation_error");
+    }
+    for (const over of [{ networkType: "SOL" }, { nativeCurrencyIconUrl: "http://flt.example/x.png" }, { rpcUrl: "not a url" }]) {
+      expect((await call(app.baseUrl, "POST", listPath(t), { token: t.token, body: { ...flat, chainId: "6161", ...over } })).status).toBe(400);
+    }
+    expect(await count(t.organizationId)).toBe(1);
   });
 
   it("accepts https anywhere and http only on loopback hosts", () => {
@@ -156,7 +201,7 @@ describe("custom networks", () => {
 
   it("another organization's tokens get 404 on every operation and change nothing; a developer-role token gets 403 on writes", async () => {
     const t = await tenant();
-    const n = (await call(app.baseUrl, "POST", listPath(t), { token: t.token, body: network() })).body;
+    const n = (await call(app.baseUrl, "POST", listPath(t), { token: t.token, body: network() })).body.customNetwork;
     const snapshot = async () =>
       JSON.stringify([await app.db.any("SELECT * FROM custom_networks WHERE organization_id = $1", [t.organizationId]), (await audits(t.organizationId, "custom_network.updated")).length]);
     const before = await snapshot();
@@ -217,7 +262,7 @@ describe("custom networks", () => {
     );
     raw.close();
     expect(list.count).toBe(1);
-    expect(list.customNetworks[0].name).toBe("gRPC chain");
+    expect(list.customNetworks[0].customNetwork.name).toBe("gRPC chain");
     await expect(client.getCustomNetwork({ organizationId: t.organizationId, networkId: randomUUID() }, { headers })).rejects.toMatchObject({ code: 5 });
   });
 });

@@ -43,12 +43,13 @@ describe("origins", () => {
   it("adds normalized origins, lists them with a count, and audits", async () => {
     const res = await call(app.baseUrl, "POST", base(), { token: t.token, body: { origin: "HTTPS://App.Example.com:443" } });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ id: expect.stringMatching(UUID), origin: "https://app.example.com", projectEnvironmentId: t.environmentId });
-    expect(res.body.createdAt).toEqual(expect.any(String));
+    // The published client's InlineResponse201: the origin wrapped as {origin: {...}}.
+    expect(res.body.origin).toMatchObject({ id: expect.stringMatching(UUID), origin: "https://app.example.com", projectEnvironmentId: t.environmentId });
+    expect(res.body.origin.createdAt).toEqual(expect.any(String));
     const wild = await call(app.baseUrl, "POST", base(), { token: t.token, body: { origin: "https://*.preview.example.com" } });
     expect(wild.status, wild.text).toBe(201);
     const local = await call(app.baseUrl, "POST", base(), { token: t.token, body: { origin: "http://localhost:3000" } });
-    expect(local.body.origin).toBe("http://localhost:3000");
+    expect(local.body.origin.origin).toBe("http://localhost:3000");
 
     const list = await call(app.baseUrl, "GET", `${base()}?limit=2`, { token: t.token });
     expect(list.status).toBe(200);
@@ -56,7 +57,7 @@ describe("origins", () => {
     expect(list.body.origins).toHaveLength(2);
     expect(list.body.origins[0].origin).toBe("https://app.example.com");
 
-    const rows = await audit(res.body.id);
+    const rows = await audit(res.body.origin.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ action: "origin.created", resource_type: "origin", environment_id: t.environmentId, organization_id: t.organizationId });
     expect(rows[0].changes.after.origin).toBe("https://app.example.com");
@@ -87,7 +88,7 @@ describe("origins", () => {
 
   it("deletes by id; other tenants get 404 and change nothing", async () => {
     const created = await call(app.baseUrl, "POST", base(), { token: t.token, body: { origin: "https://delete-me.example.com" } });
-    const id = created.body.id;
+    const id = created.body.origin.id;
     expectError(await call(app.baseUrl, "DELETE", `/origins/${id}`, { token: other.token }), 404);
     expectError(await call(app.baseUrl, "DELETE", `/origins/${id}`, { token: other.memberToken }), 404);
     expectError(await call(app.baseUrl, "GET", base(), { token: other.token }), 404);
@@ -105,8 +106,8 @@ describe("origins", () => {
   it("member tokens act in their organization's environments", async () => {
     const res = await call(app.baseUrl, "POST", `/environments/${t.liveEnvironmentId}/origins`, { token: t.memberToken, body: { origin: "https://live.example.com" } });
     expect(res.status, res.text).toBe(201);
-    expect(res.body.projectEnvironmentId).toBe(t.liveEnvironmentId);
-    const del = await call(app.baseUrl, "DELETE", `/origins/${res.body.id}`, { token: t.memberToken });
+    expect(res.body.origin.projectEnvironmentId).toBe(t.liveEnvironmentId);
+    const del = await call(app.baseUrl, "DELETE", `/origins/${res.body.origin.id}`, { token: t.memberToken });
     expect(del.status).toBe(204);
   });
 });
@@ -152,8 +153,9 @@ describe("SDK views", () => {
     expect(res.body).toMatchObject({ type: "login", customized: false, updatedAt: null });
     expect(res.body.sections[0]).toEqual({ type: "email", numOfItemsToDisplay: 0 });
     const list = await call(app.baseUrl, "GET", base(), { token: t.token });
-    expect(list.body.count).toBe(3);
-    expect(list.body.sdkViews.map((v: any) => v.type)).toEqual(["login", "signup", "walletList"]);
+    // The published client declares the login view only.
+    expect(list.body.count).toBe(1);
+    expect(list.body.sdkViews.map((v: any) => v.type)).toEqual(["login"]);
   });
 
   it("replaces a view's sections in order, and audits", async () => {
@@ -174,8 +176,8 @@ describe("SDK views", () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ action: "sdk_view.updated", environment_id: t.environmentId });
     expect(rows[0].changes.before.customized).toBe(false);
-    // Other views keep their defaults; other environments are untouched.
-    expect((await call(app.baseUrl, "GET", `${base()}/signup`, { token: t.token })).body.customized).toBe(false);
+    // Other environments are untouched.
+    expect((await call(app.baseUrl, "GET", `/environments/${other.environmentId}/sdkViews/login`, { token: other.token })).body.customized).toBe(false);
   });
 
   it("rejects bad sections and types, changing nothing", async () => {
@@ -193,7 +195,9 @@ describe("SDK views", () => {
     for (const [sections, status, code] of bad) {
       expectError(await call(app.baseUrl, "PUT", `${base()}/login`, { token: t.token, body: { sections } }), status, code);
     }
-    expectError(await call(app.baseUrl, "PUT", `${base()}/walletList`, { token: t.token, body: { sections: [{ type: "email" }] } }), 422, "invalid_sdk_view_section");
+    // Views the client does not declare are not served.
+    expectError(await call(app.baseUrl, "PUT", `${base()}/walletList`, { token: t.token, body: { sections: [{ type: "wallet" }] } }), 400);
+    expectError(await call(app.baseUrl, "GET", `${base()}/signup`, { token: t.token }), 400);
     expectError(await call(app.baseUrl, "GET", `${base()}/nope`, { token: t.token }), 400);
     expectError(await call(app.baseUrl, "GET", `${base()}/login`, { token: other.token }), 404);
     expectError(await call(app.baseUrl, "PUT", `/environments/${t.environmentId}/sdkViews/login`, { token: other.memberToken, body: { sections: [{ type: "email" }] } }), 404);
@@ -209,10 +213,16 @@ describe("custom hostnames", () => {
   it("creates a pending hostname with its DNS records, lists, deletes, audits", async () => {
     const res = await call(app.baseUrl, "POST", base(), { token: t.token, body: { hostname: "Auth.Example.COM." } });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ id: expect.stringMatching(UUID), hostname: "auth.example.com", status: "pending", verifiedAt: null, projectEnvironmentId: t.environmentId });
+    expect(res.body).toMatchObject({ id: expect.stringMatching(UUID), hostname: "auth.example.com", usage: "cookies", status: "pending", verifiedAt: null, projectEnvironmentId: t.environmentId });
     const [txt, cname] = res.body.verificationRecords;
-    expect(txt).toMatchObject({ type: "TXT", name: "_sigil-verification.auth.example.com", value: expect.stringMatching(/^sigil-verification=[0-9a-f]{32}$/) });
-    expect(cname).toEqual({ type: "CNAME", name: "auth.example.com", value: "localhost" });
+    expect(txt).toMatchObject({
+      type: "TXT",
+      dnsRecordType: "TXT",
+      verificationType: "ownership",
+      name: "_sigil-verification.auth.example.com",
+      value: expect.stringMatching(/^sigil-verification=[0-9a-f]{32}$/),
+    });
+    expect(cname).toEqual({ type: "CNAME", dnsRecordType: "CNAME", verificationType: "alias", name: "auth.example.com", value: "localhost" });
     const list = await call(app.baseUrl, "GET", base(), { token: t.token });
     expect(list.body).toMatchObject({ count: 1, customHostnames: [{ id: res.body.id, verificationRecords: [txt, cname] }] });
 
@@ -222,6 +232,16 @@ describe("custom hostnames", () => {
     expect(del.status).toBe(204);
     expect((await audit(res.body.id)).map((r) => r.action)).toEqual(["custom_hostname.created", "custom_hostname.deleted"]);
     expectError(await call(app.baseUrl, "DELETE", `${base()}/${res.body.id}`, { token: t.token }), 404);
+  });
+
+  it("records the usage the published client sends, and refuses an unknown one", async () => {
+    const res = await call(app.baseUrl, "POST", base(), { token: t.token, body: { hostname: "wallet.usage.example", usage: "globalWallet" } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.usage).toBe("globalWallet");
+    const before = await count("custom_hostnames", t.environmentId);
+    expectError(await call(app.baseUrl, "POST", base(), { token: t.token, body: { hostname: "other.usage.example", usage: "email" } }), 400);
+    expect(await count("custom_hostnames", t.environmentId)).toBe(before);
+    expect((await call(app.baseUrl, "DELETE", `${base()}/${res.body.id}`, { token: t.token })).status).toBe(204);
   });
 
   it("is unique across tenants (409) and validates RFC 1123, changing nothing", async () => {
@@ -245,12 +265,13 @@ describe("test account", () => {
     expectError(await call(app.baseUrl, "GET", base(), { token: t.token }), 404);
     const res = await call(app.baseUrl, "POST", base(), { token: t.token, body: { email: "Reviewer@Example.com" } });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ id: expect.stringMatching(UUID), email: "reviewer@example.com", otpCode: expect.stringMatching(/^\d{6}$/), projectEnvironmentId: t.environmentId });
-    const code = res.body.otpCode;
+    expect(res.body).toMatchObject({ id: expect.stringMatching(UUID), email: "reviewer@example.com", code: expect.stringMatching(/^\d{6}$/), projectEnvironmentId: t.environmentId });
+    const code = res.body.code;
+    // Settings readers see the code again (opened from its sealed form) to hand it to the reviewer.
     const read = await call(app.baseUrl, "GET", base(), { token: t.token });
     expect(read.status).toBe(200);
     expect(read.body.id).toBe(res.body.id);
-    expect(read.body.otpCode).toBeUndefined();
+    expect(read.body.code).toBe(code);
     const row = await app.db.one("SELECT * FROM test_accounts WHERE id = $1", [res.body.id]);
     expect(row.otp_code_sealed).not.toContain(code);
     expect(await verifyTestAccountCode(app.deps, t.environmentId, "reviewer@example.com", code)).toBe(true);
@@ -277,7 +298,6 @@ describe("test account", () => {
     const env = t.liveEnvironmentId;
     const path = `/environments/${env}/test/account`;
     await app.db.none("INSERT INTO users (id, environment_id, email) VALUES ($1, $2, 'real@example.com')", [randomUUID(), env]);
-    expectError(await call(app.baseUrl, "POST", path, { token: t.memberToken, body: {} }), 400, "email_or_phone_number_required");
     expectError(await call(app.baseUrl, "POST", path, { token: t.memberToken, body: { email: "a@example.com", phoneNumber: "+15551234567" } }), 400);
     expectError(await call(app.baseUrl, "POST", path, { token: t.memberToken, body: { email: "not-an-email" } }), 400);
     expectError(await call(app.baseUrl, "POST", path, { token: t.memberToken, body: { phoneNumber: "5551234" } }), 400);
@@ -285,8 +305,19 @@ describe("test account", () => {
     expect(await count("test_accounts", env)).toBe(0);
     const phone = await call(app.baseUrl, "POST", path, { token: t.memberToken, body: { phoneNumber: "+15551234567" } });
     expect(phone.status, phone.text).toBe(201);
-    expect(phone.body.phoneNumber).toBe("+15551234567");
+    expect(phone.body.phone).toBe("+15551234567");
     expect(phone.body.email).toBeUndefined();
+  });
+
+  it("creates an account without a body (as the published client does) under a reserved domain", async () => {
+    const env = t.liveEnvironmentId;
+    const path = `/environments/${env}/test/account`;
+    await call(app.baseUrl, "DELETE", path, { token: t.memberToken });
+    const res = await call(app.baseUrl, "POST", path, { token: t.memberToken });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.email).toMatch(/^app-review-[0-9a-f]{12}@example\.com$/);
+    expect(res.body.code).toMatch(/^\d{6}$/);
+    expect(await verifyTestAccountCode(app.deps, env, res.body.email, res.body.code)).toBe(true);
   });
 });
 
@@ -295,9 +326,10 @@ describe("exchange rates", () => {
     const res = await call(app.baseUrl, "GET", "/exchangeRates", { token: t.token });
     expect(res.status, res.text).toBe(200);
     expect(Array.isArray(res.body)).toBe(true);
-    const eth = res.body.find((r: any) => r.symbol === "ETH" && r.currency === "USD");
-    expect(eth).toEqual({ symbol: "ETH", currency: "USD", rate: "3000", source: "configured", updatedAt: "2026-01-01T00:00:00Z" });
-    expect(res.body.find((r: any) => r.symbol === "USD" && r.currency === "EUR").rate).toBe("0.92");
+    // One symbol is worth `value` of `code` (the published client's Currency).
+    const eth = res.body.find((r: any) => r.symbol === "ETH" && r.code === "USD");
+    expect(eth).toEqual({ name: "Ether", symbol: "ETH", type: "crypto", code: "USD", value: 3000, source: "configured", updatedAt: "2026-01-01T00:00:00Z" });
+    expect(res.body.find((r: any) => r.symbol === "USD" && r.code === "EUR")).toMatchObject({ value: 0.92, type: "fiat" });
     const { n } = await app.db.one("SELECT count(*)::int AS n FROM exchange_rates");
     expect(res.body).toHaveLength(n);
     const viaMember = await call(app.baseUrl, "GET", "/exchangeRates", { token: other.memberToken });

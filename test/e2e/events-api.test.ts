@@ -37,11 +37,10 @@ describe("GET /eventTypes", () => {
     for (const token of [t.token, t.memberToken]) {
       const res = await call(app.baseUrl, "GET", "/eventTypes", { token });
       expect(res.status, res.text).toBe(200);
-      expect(res.body.count).toBe(EVENT_TYPES.length);
-      expect(res.body.eventTypes).toHaveLength(EVENT_TYPES.length);
-      const names = res.body.eventTypes.map((e: any) => e.name);
+      expect(res.body).toHaveLength(EVENT_TYPES.length);
+      const names = res.body.map((e: any) => e.name);
       expect(names).toEqual(expect.arrayContaining(["user.created", "user.session.revoked", "wallet.created", "webhook.created"]));
-      expect(res.body.eventTypes.find((e: any) => e.name === "user.created").description).toBe("A user was created.");
+      expect(res.body.find((e: any) => e.name === "user.created").description).toBe("A user was created.");
     }
     expect((await call(app.baseUrl, "GET", "/eventTypes")).status).toBe(401);
   });
@@ -57,12 +56,14 @@ describe("events of an environment", () => {
     const byName = await call(app.baseUrl, "GET", `${base}?eventName=user.created`, { token: tenant.token });
     expect(byName.status, byName.text).toBe(200);
     expect(byName.body.count).toBe(2);
-    expect(byName.body.events.map((e: any) => e.userId)).toEqual([second.id, first.id]);
-    const ev = byName.body.events[1];
+    expect(byName.body.data.map((e: any) => e.context.userId)).toEqual([second.id, first.id]);
+    const ev = byName.body.data[1];
     expect(ev).toMatchObject({
       eventName: "user.created",
       source: "service",
-      userId: first.id,
+      context: { userId: first.id },
+      eventAction: "created",
+      environmentName: "sandbox",
       resourceType: "user",
       resourceId: first.id,
       environmentId: tenant.environmentId,
@@ -74,16 +75,16 @@ describe("events of an environment", () => {
     const byUser = await call(app.baseUrl, "GET", `${base}?userId=${first.id}`, { token: tenant.token });
     expect(byUser.status, byUser.text).toBe(200);
     expect(byUser.body.count).toBeGreaterThanOrEqual(1);
-    expect(byUser.body.events.every((e: any) => e.userId === first.id)).toBe(true);
+    expect(byUser.body.data.every((e: any) => e.context.userId === first.id)).toBe(true);
 
     const all = await call(app.baseUrl, "GET", base, { token: tenant.token });
     expect(all.body.count).toBe(await eventCount(tenant.environmentId));
     const page = await call(app.baseUrl, "GET", `${base}?limit=1&offset=1`, { token: tenant.token });
     expect(page.body.count).toBe(all.body.count);
-    expect(page.body.events).toHaveLength(1);
-    expect(page.body.events[0].id).toBe(all.body.events[1].id);
+    expect(page.body.data).toHaveLength(1);
+    expect(page.body.data[0].eventId).toBe(all.body.data[1].eventId);
 
-    const one = await call(app.baseUrl, "GET", `${base}/${ev.id}`, { token: tenant.memberToken });
+    const one = await call(app.baseUrl, "GET", `${base}/${ev.eventId}`, { token: tenant.memberToken });
     expect(one.status, one.text).toBe(200);
     expect(one.body).toEqual(ev);
     expect((await call(app.baseUrl, "GET", `${base}/${randomUUID()}`, { token: tenant.token })).status).toBe(404);
@@ -97,14 +98,14 @@ describe("events of an environment", () => {
       expect(res.status, `${q}: ${res.text}`).toBe(400);
       expect(typeof res.body.code).toBe("string");
     }
-    const ev = (await call(app.baseUrl, "GET", `${base}?userId=${user.id}&eventName=user.created`, { token: t.token })).body.events[0];
-    expect(ev.userId).toBe(user.id);
+    const ev = (await call(app.baseUrl, "GET", `${base}?userId=${user.id}&eventName=user.created`, { token: t.token })).body.data[0];
+    expect(ev.context.userId).toBe(user.id);
     for (const [token, path] of [
       [other.token, base],
       [other.memberToken, base],
-      [other.token, `${base}/${ev.id}`],
-      [other.memberToken, `${base}/${ev.id}`],
-      [other.token, `/environments/${other.environmentId}/events/${ev.id}`],
+      [other.token, `${base}/${ev.eventId}`],
+      [other.memberToken, `${base}/${ev.eventId}`],
+      [other.token, `/environments/${other.environmentId}/events/${ev.eventId}`],
     ] as const) {
       const res = await call(app.baseUrl, "GET", path, { token });
       expect(res.status, `${path}: ${res.text}`).toBe(404);
@@ -119,8 +120,8 @@ describe("events of an environment", () => {
     const headers = { authorization: `Bearer ${tenant.token}` };
     const res = await client.listEvents({ environmentId: tenant.environmentId, eventName: "user.created" }, { headers });
     expect(res.count).toBe(1);
-    expect(res.events[0]).toMatchObject({ eventName: "user.created", userId: user.id, source: "service" });
-    expect(res.events[0]!.data).toMatchObject({ id: user.id });
+    expect(res.data[0]).toMatchObject({ eventName: "user.created", eventAction: "created", context: { userId: user.id }, source: "service" });
+    expect(res.data[0]!.data).toMatchObject({ id: user.id });
     const types = await client.listEventTypes({}, { headers });
     expect(types.count).toBe(EVENT_TYPES.length);
   });
@@ -142,9 +143,9 @@ describe("POST /sdk/{environmentId}/events", () => {
     expect(res.body).toEqual({ accepted: 2 });
     const list = await call(app.baseUrl, "GET", `/environments/${tenant.environmentId}/events?eventName=client.checkout.opened`, { token: tenant.token });
     expect(list.body.count).toBe(1);
-    expect(list.body.events[0]).toMatchObject({ eventName: "client.checkout.opened", source: "client", data: { cart: 3, items: ["a", "b"] } });
-    expect(new Date(list.body.events[0].occurredAt).toISOString()).toBe(at);
-    expect(list.body.events[0].userId).toBeUndefined();
+    expect(list.body.data[0]).toMatchObject({ eventName: "client.checkout.opened", source: "client", data: { cart: 3, items: ["a", "b"] } });
+    expect(new Date(list.body.data[0].occurredAt).toISOString()).toBe(at);
+    expect(list.body.data[0].context.userId).toBeUndefined();
     const rows = await app.db.any("SELECT * FROM events WHERE environment_id = $1 AND source = 'client'", [tenant.environmentId]);
     expect(rows).toHaveLength(2);
     // Outside the outbox's pending set: the dispatcher never fans them out.

@@ -123,7 +123,7 @@ function parseCsv(text: string): string[][] {
 async function createExport(body: Record<string, unknown>, token = t.token, base = app.baseUrl) {
   const res = await call(base, "POST", `/environments/${t.environmentId}/exports`, { token, body });
   expect(res.status, res.text).toBe(201);
-  return res.body.export;
+  return res.body;
 }
 
 async function waitFor(exportId: string, status: string, timeoutMs = 30_000) {
@@ -131,8 +131,8 @@ async function waitFor(exportId: string, status: string, timeoutMs = 30_000) {
   for (;;) {
     const res = await call(app.baseUrl, "GET", `/environments/${t.environmentId}/exports/${exportId}`, { token: t.token });
     expect(res.status, res.text).toBe(200);
-    if (res.body.export.status === status) return res.body.export;
-    if (Date.now() > until) throw new Error(`export ${exportId} is ${res.body.export.status}, not ${status}`);
+    if (res.body.status === status) return res.body;
+    if (Date.now() > until) throw new Error(`export ${exportId} is ${res.body.status}, not ${status}`);
     await new Promise((r) => setTimeout(r, 150));
   }
 }
@@ -405,8 +405,8 @@ describe("large exports", () => {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const res = await bigCall("GET", `/exports/${id}`);
-      if (res.body.export.status === "completed") return res.body.export;
-      if (res.body.export.status === "failed" || Date.now() > until) throw new Error(`export ${id} is ${res.body.export.status}`);
+      if (res.body.status === "completed") return res.body;
+      if (res.body.status === "failed" || Date.now() > until) throw new Error(`export ${id} is ${res.body.status}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -414,7 +414,7 @@ describe("large exports", () => {
     (await app.db.any(`SELECT seq, length(data) AS n FROM export_chunks WHERE export_id = $1 ORDER BY seq`, [id])) as { seq: number; n: number }[];
 
   it("stores ~1 MiB chunks, streams them over REST and gRPC, and refuses one-message downloads past 4 MiB", async () => {
-    const created = (await bigCall("POST", "/exports", { format: "csv", model: "users" })).body.export;
+    const created = (await bigCall("POST", "/exports", { format: "csv", model: "users" })).body;
     const done = await bigWait(created.id);
     expect(done.rowCount).toBe(BIG);
     const chunks = await chunkSeqs(created.id);
@@ -451,7 +451,7 @@ describe("large exports", () => {
   it("survives a worker restart in the middle of writing the file", async () => {
     const taskQueue = `exports-restart-${randomUUID()}`;
     const base = await serveWith({ ...app.deps, flows: createFlows(app.temporal, taskQueue) });
-    const created = (await bigCall("POST", "/exports", { format: "json", model: "users" }, base)).body.export;
+    const created = (await bigCall("POST", "/exports", { format: "json", model: "users" }, base)).body;
     expect(created.status).toBe("pending");
     // An uncommitted chunk 2 makes the first attempt block when it reaches that chunk, after storing 0 and 1:
     // a worker caught mid-file, deterministically.
@@ -480,7 +480,7 @@ describe("large exports", () => {
         if (Date.now() > until) throw new Error("the first attempt never got going");
         await new Promise((r) => setTimeout(r, 50));
       }
-      expect((await bigCall("GET", `/exports/${created.id}`)).body.export.status).toBe("running");
+      expect((await bigCall("GET", `/exports/${created.id}`)).body.phase).toBe("running");
       // Stop the first worker mid-file, then let its blocked write go: it must not corrupt the file.
       first.shutdown();
       release();

@@ -326,7 +326,8 @@ describe("operations 6, 8 and 9: users and wallets", () => {
     expect(second.status).toBe(422);
     expect(second.body.code).toBe("user_has_embedded_wallet");
     const wallets = await call(app.baseUrl, "GET", path, { token: t.token });
-    expect(wallets.body).toHaveLength(1);
+    expect(wallets.body.wallets).toHaveLength(1);
+    expect(wallets.body.count).toBe(1);
   });
 
   it("deletes a wallet (204, both paths) and recovers it with its addresses and custody HD wallet through Temporal", async () => {
@@ -359,7 +360,7 @@ describe("operations 6, 8 and 9: users and wallets", () => {
     const del2 = await call(app.baseUrl, "DELETE", `/environments/${t.environmentId}/wallets/${w2.body.id}`, { token: t.token });
     expect(del2.status).toBe(204);
     expect((await call(app.baseUrl, "DELETE", `/wallets/${w1.body.id}`, { token: t.token })).status).toBe(404);
-    expect((await call(app.baseUrl, "GET", `/users/${user.id}/wallets`, { token: t.token })).body).toEqual([]);
+    expect((await call(app.baseUrl, "GET", `/users/${user.id}/wallets`, { token: t.token })).body).toEqual({ wallets: [], count: 0 });
     expect((await app.db.one("SELECT deleted_at FROM custody_hd_wallets WHERE id = $1", [hd.id])).deleted_at).not.toBeNull();
     expect((await app.db.one("SELECT deleted_at FROM wallet_additional_addresses WHERE wallet_id = $1", [w1.body.id])).deleted_at).not.toBeNull();
 
@@ -368,7 +369,7 @@ describe("operations 6, 8 and 9: users and wallets", () => {
     expect(recovered.body.message).toEqual(expect.any(String));
     expect(recovered.body.data).toMatchObject({ recoveredWallets: 2, recoveredAdditionalAddresses: 1, recoveredCustodyHdWallets: 1 });
     const wallets = await call(app.baseUrl, "GET", `/users/${user.id}/wallets`, { token: t.token });
-    expect(wallets.body.map((w: any) => w.id).sort()).toEqual([w1.body.id, w2.body.id].sort());
+    expect(wallets.body.wallets.map((w: any) => w.id).sort()).toEqual([w1.body.id, w2.body.id].sort());
     expect((await app.db.one("SELECT deleted_at FROM custody_hd_wallets WHERE id = $1", [hd.id])).deleted_at).toBeNull();
     const user2 = await call(app.baseUrl, "GET", `/users/${user.id}`, { token: t.token });
     expect(user2.body.user.verifiedCredentials.find((c: any) => c.id && c.format === "blockchain").wallet_additional_addresses).toEqual([

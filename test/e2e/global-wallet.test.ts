@@ -3,6 +3,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDomainAllowed } from "../../src/domain/global-wallet/access-control.js";
+import { disconnect, recordConnection } from "../../src/domain/global-wallet/connections.js";
 import { hostnameOf, normalizeDomainEntry } from "../../src/domain/global-wallet/hostnames.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { GlobalWalletAccessControlService } from "../../src/gen/sigil/global_wallet/v0/access_control_service_pb.js";
@@ -62,6 +63,16 @@ describe("global wallet settings", () => {
     expect(u).toHaveLength(2);
     expect(u[0].changes.before.popupPageTitle).toBe("Acme");
     expect(u[0].changes.after.popupPageTitle).toBe("Acme 2");
+  });
+
+  it("accepts termsOfServiceUrl, the published client's name for termsUrl, and answers both", async () => {
+    const t = await tenant();
+    const created = await call(app.baseUrl, "POST", settingsPath(t), { token: t.token, body: { walletName: "W", termsOfServiceUrl: "https://w.example/tos" } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ termsUrl: "https://w.example/tos", termsOfServiceUrl: "https://w.example/tos" });
+    const updated = await call(app.baseUrl, "PUT", settingsPath(t), { token: t.token, body: { termsOfServiceUrl: "https://w.example/tos2" } });
+    expect(updated.body).toMatchObject({ termsUrl: "https://w.example/tos2", termsOfServiceUrl: "https://w.example/tos2" });
+    expect((await call(app.baseUrl, "PUT", settingsPath(t), { token: t.token, body: { termsOfServiceUrl: "javascript:x" } })).status).toBe(400);
   });
 
   it("answers 409 to a second create and 404 to an update of none; both change nothing", async () => {
@@ -137,6 +148,27 @@ describe("access control", () => {
       expect(await audits(t.environmentId, `global_wallet_access_control.${action}`), action).toHaveLength(1);
   });
 
+  it("accepts the published client's type (allow, block) for the mode; a domain without type gets the mode's", async () => {
+    const t = await tenant();
+    const created = await call(app.baseUrl, "POST", acPath(t), { token: t.token, body: { type: "allow" } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ mode: "allowList", type: "allow", projectEnvironmentId: t.environmentId, domains: [] });
+    const listed = await call(app.baseUrl, "POST", `${acPath(t)}/domains`, { token: t.token, body: { domain: "app.example" } });
+    expect(listed.status, listed.text).toBe(201);
+    expect(listed.body).toMatchObject({ domain: "app.example", type: "allow" });
+    const updated = await call(app.baseUrl, "PUT", acPath(t), { token: t.token, body: { type: "block" } });
+    expect(updated.body).toMatchObject({ mode: "blockList", type: "block", domains: [{ id: listed.body.id, domain: "app.example" }] });
+    const blocked = await call(app.baseUrl, "POST", `${acPath(t)}/domains`, { token: t.token, body: { domain: "bad.example" } });
+    expect(blocked.body.type).toBe("block");
+    expect(await isDomainAllowed(app.db, t.environmentId, "https://bad.example")).toBe(false);
+    expect(await isDomainAllowed(app.db, t.environmentId, "https://app.example")).toBe(true);
+    const off = await call(app.baseUrl, "PUT", `${acPath(t)}/disable`, { token: t.token });
+    expect(off.body).toMatchObject({ enabledAt: null, domains: [{ domain: "app.example" }, { domain: "bad.example" }] });
+    expect((await call(app.baseUrl, "PUT", acPath(t), { token: t.token, body: { type: "everything" } })).status).toBe(400);
+    expect((await call(app.baseUrl, "PUT", acPath(t), { token: t.token, body: {} })).status).toBe(400);
+    expect((await call(app.baseUrl, "GET", acPath(t), { token: t.token })).body.mode).toBe("blockList");
+  });
+
   it("rejects an unknown mode with 400 and answers 404 to updates of none", async () => {
     const t = await tenant();
     expect((await call(app.baseUrl, "POST", acPath(t), { token: t.token, body: { mode: "everything" } })).status).toBe(400);
@@ -176,11 +208,10 @@ describe("access control", () => {
 
     const list = await call(app.baseUrl, "GET", acPath(t), { token: t.token });
     expect(list.status).toBe(200);
-    expect(list.body.accessControl).toMatchObject({ mode: "allowList" });
-    expect(list.body.count).toBe(4);
+    // The published client's GlobalWalletAccessControlResponse: the access control with its domains.
+    expect(list.body).toMatchObject({ mode: "allowList", type: "allow", projectEnvironmentId: t.environmentId });
     expect(list.body.domains.map((d: any) => d.domain)).toEqual(["app.example.com", "shop.example.com", "*.partners.example", "xn--bcher-kva.example"]);
     const page = await call(app.baseUrl, "GET", `${acPath(t)}?offset=1&limit=2`, { token: t.token });
-    expect(page.body.count).toBe(4);
     expect(page.body.domains.map((d: any) => d.domain)).toEqual(["shop.example.com", "*.partners.example"]);
     expect((await call(app.baseUrl, "GET", `${acPath(t)}?limit=5000`, { token: t.token })).status).toBe(400);
 
@@ -256,6 +287,51 @@ describe("isDomainAllowed", () => {
   });
 });
 
+describe("connections", () => {
+  const connectionsPath = (t: BootstrapResult) => `/environments/${t.environmentId}/globalWallet/connections`;
+  const user = async (t: BootstrapResult) => {
+    const id = randomUUID();
+    await app.db.none("INSERT INTO users (id, environment_id, email) VALUES ($1, $2, $3)", [id, t.environmentId, `${id}@example.com`]);
+    return id;
+  };
+
+  it("lists the apps users connected through the global wallet (bare array), filtered by user and status, paged", async () => {
+    const t = await tenant();
+    expect((await call(app.baseUrl, "GET", connectionsPath(t), { token: t.token })).body).toEqual([]);
+    const [alice, bob] = [await user(t), await user(t)];
+    const a1 = await recordConnection(app.db, t.environmentId, { userId: alice, appUrl: "https://shop.example/app" });
+    const expiresAt = new Date("2030-01-01T00:00:00Z");
+    await recordConnection(app.db, t.environmentId, { userId: bob, appUrl: "https://game.example", expiresAt });
+    await disconnect(app.db, t.environmentId, a1.id);
+
+    const all = await call(app.baseUrl, "GET", connectionsPath(t), { token: t.token });
+    expect(all.status, all.text).toBe(200);
+    expect(all.body).toEqual([
+      { id: a1.id, userId: alice, appUrl: "https://shop.example/app", status: "disconnected", expiresAt: null, createdAt: expect.any(String), updatedAt: expect.any(String) },
+      expect.objectContaining({ userId: bob, appUrl: "https://game.example", status: "connected", expiresAt: "2030-01-01T00:00:00Z" }),
+    ]);
+    expect((await call(app.baseUrl, "GET", `${connectionsPath(t)}?userId=${bob}`, { token: t.token })).body.map((c: any) => c.userId)).toEqual([bob]);
+    expect((await call(app.baseUrl, "GET", `${connectionsPath(t)}?status=disconnected`, { token: t.token })).body.map((c: any) => c.id)).toEqual([a1.id]);
+    expect((await call(app.baseUrl, "GET", `${connectionsPath(t)}?offset=1&limit=1`, { token: t.token })).body.map((c: any) => c.userId)).toEqual([bob]);
+    expect((await call(app.baseUrl, "GET", `${connectionsPath(t)}?status=gone`, { token: t.token })).status).toBe(400);
+    expect((await call(app.baseUrl, "GET", `${connectionsPath(t)}?userId=nope`, { token: t.token })).status).toBe(400);
+    // Another tenant sees nothing of them.
+    expect((await call(app.baseUrl, "GET", connectionsPath(t), { token: other.token })).status).toBe(404);
+  });
+
+  it("records a connection only for a user of the environment and an app the access control allows", async () => {
+    const t = await tenant();
+    const alice = await user(t);
+    await expect(recordConnection(app.db, other.environmentId, { userId: alice, appUrl: "https://shop.example" })).rejects.toMatchObject({ kind: "not_found" });
+    await call(app.baseUrl, "POST", acPath(t), { token: t.token, body: { type: "allow" } });
+    await call(app.baseUrl, "POST", `${acPath(t)}/domains`, { token: t.token, body: { domain: "shop.example" } });
+    await expect(recordConnection(app.db, t.environmentId, { userId: alice, appUrl: "https://evil.example" })).rejects.toMatchObject({ kind: "forbidden" });
+    await recordConnection(app.db, t.environmentId, { userId: alice, appUrl: "https://shop.example" });
+    expect(await count("global_wallet_connections", t.environmentId)).toBe(1);
+    expect(await count("global_wallet_connections", other.environmentId)).toBe(0);
+  });
+});
+
 describe("tenancy and transports", () => {
   it("another tenant's tokens get 404 on every operation and change nothing", async () => {
     const t = await tenant();
@@ -285,6 +361,7 @@ describe("tenancy and transports", () => {
         ["PUT", `${env}/accessControl/disable`, undefined],
         ["POST", `${env}/accessControl/domains`, { domain: "theirs.example", type: "block" }],
         ["DELETE", `${env}/accessControl/domains/${d.body.id}`, undefined],
+        ["GET", `${env}/connections`, undefined],
       ] as const) {
         const res = await call(app.baseUrl, method, path, { token, body });
         expect(res.status, `${method} ${path}`).toBe(404);
@@ -312,5 +389,6 @@ describe("tenancy and transports", () => {
     const list = await ac.listGlobalWalletAccessControlDomains({ environmentId: t.environmentId }, { headers });
     expect(list.count).toBe(1);
     expect(list.domains[0]?.domain).toBe("grpc.example");
+    expect(list.accessControl?.domains[0]?.domain).toBe("grpc.example");
   });
 });

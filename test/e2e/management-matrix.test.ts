@@ -22,8 +22,11 @@ import { seedTenant, type SeededIds } from "./support/seed-tenant.js";
 
 const routes = buildRoutes(apiServices).filter((r) => r.service.typeName.startsWith("sigil.") && !r.template.startsWith("/api/v0/sdk/"));
 
+/** Path variables that name no tenant resource (a chain of /chains/{chain_name}/tokens is global data). */
+const GLOBAL_VARIABLES = new Set(["chain_name"]);
+
 /** Operations that name no tenant and no resource: they act on the caller's own account or are global. */
-const isAccountLevel = (r: Route) => !r.segments.some((s) => s.kind === "variable");
+const isAccountLevel = (r: Route) => !r.segments.some((s) => s.kind === "variable" && !GLOBAL_VARIABLES.has(s.fieldPath));
 
 let app: TestApp;
 let a: BootstrapResult;

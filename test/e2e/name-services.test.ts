@@ -111,6 +111,28 @@ describe("create a name service", () => {
     expect(res.status, res.text).toBe(201);
   });
 
+  it("accepts the signature alone (the published client's form): the newest challenge for the domain and owner, once", async () => {
+    const t = await tenant();
+    const owner = privateKeyToAccount(generatePrivateKey());
+    await fetchMessage(t, "client.eth", owner.address);
+    const fetched = await call(app.baseUrl, "POST", `${base(t)}/signingMessage`, {
+      token: t.token,
+      body: { domain: "client.eth", address: owner.address, uri: "https://app.example.com" },
+    });
+    expect(fetched.status, fetched.text).toBe(200);
+    expect(fetched.body.unsignedMessage).toBe(fetched.body.message);
+    const signature = await owner.signMessage({ message: fetched.body.unsignedMessage });
+    const body = { domain: "client.eth", address: owner.address, signature };
+    const res = await call(app.baseUrl, "POST", base(t), { token: t.token, body });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ domain: "client.eth", address: owner.address, ownerAddress: owner.address });
+    await call(app.baseUrl, "DELETE", base(t), { token: t.token });
+    const again = await call(app.baseUrl, "POST", base(t), { token: t.token, body });
+    expect(again.status).toBe(422);
+    expect(again.body.code).toBe("unknown_challenge");
+    expect(await count("name_services", t.environmentId)).toBe(0);
+  });
+
   it("answers 409 when the environment already has one for the chain, without using the challenge", async () => {
     const { t, owner } = await linked();
     const { message, nonce } = await fetchMessage(t, "second.eth", owner.address);
@@ -204,7 +226,6 @@ describe("create a name service", () => {
     const t = await tenant();
     const address = privateKeyToAccount(generatePrivateKey()).address;
     const bodies = [
-      { domain: "x.eth", address, signature: "0xabc" }, // neither message nor nonce
       { domain: "x.eth", address, message: "Nonce: abc" }, // no signature
       { domain: "x.eth", address, signature: "not-hex", nonce: "abc" },
       { domain: "bad", address, signature: "0xab", nonce: "abc" },
@@ -214,6 +235,10 @@ describe("create a name service", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.code).toEqual(expect.any(String));
     }
+    // Neither message nor nonce: the newest challenge for this domain and address, and none was issued.
+    const none = await call(app.baseUrl, "POST", base(t), { token: t.token, body: { domain: "x.eth", address, signature: "0xabc" } });
+    expect(none.status).toBe(422);
+    expect(none.body.code).toBe("unknown_challenge");
     const garbage = await call(app.baseUrl, "POST", base(t), { token: t.token, body: { domain: "x.eth", address, signature: "0x1234", nonce: "abc" } });
     expect(garbage.status).toBe(422);
     expect(await count("name_services", t.environmentId)).toBe(0);

@@ -46,6 +46,12 @@ describe("billing subscription", () => {
       status: "active",
       coupon: null,
       planChangedAt: null,
+      // The published client's BillingSubscription fields.
+      planType: "free",
+      hasPaymentMethod: false,
+      inTrial: false,
+      scope: ["environment"],
+      version: "2024-01",
     });
     expect(await subscriptionRow(t.organizationId)).toBeNull();
   });
@@ -83,6 +89,23 @@ describe("billing subscription", () => {
     expect(rows[0].environment_id).toBeNull();
   });
 
+  it("takes the published client's forms: an upgrade without a body moves one plan up, `coupon` names the code", async () => {
+    const x = await app.bootstrap({ ownerEmail: `billing-client-${Date.now()}@example.com` });
+    const path = `/organizations/${x.organizationId}/billing`;
+    const up = await call(app.baseUrl, "PUT", `${path}/upgrade`, { token: x.memberToken });
+    expect(up.status, up.text).toBe(200);
+    // starter is the client's "standard".
+    expect(up.body).toMatchObject({ plan: { type: "starter" }, planType: "standard" });
+    const coupon = await call(app.baseUrl, "PUT", `${path}/subscription/coupon`, { token: x.memberToken, body: { coupon: "WELCOME20" } });
+    expect(coupon.status, coupon.text).toBe(200);
+    expect(coupon.body.coupon).toMatchObject({ code: "WELCOME20" });
+    const named = await call(app.baseUrl, "PUT", `${path}/upgrade`, { token: x.memberToken, body: { planType: "advanced" } });
+    expect(named.status, named.text).toBe(200);
+    expect(named.body).toMatchObject({ plan: { type: "pro" }, planType: "advanced" });
+    // Pro is the highest self-serve plan: nothing above it.
+    expectError(await call(app.baseUrl, "PUT", `${path}/upgrade`, { token: x.memberToken }), 422, "no_higher_plan");
+  });
+
   it("other organizations get 404 and developers 403", async () => {
     for (const token of [other.token, other.memberToken]) {
       expectError(await call(app.baseUrl, "GET", `${base()}/subscription`, { token }), 404);
@@ -109,6 +132,32 @@ describe("billing subscription", () => {
     const up = await client.upgradeSubscription({ organizationId: other.organizationId, planType: "pro" }, { headers });
     expect(up.subscription?.plan?.type).toBe("pro");
     expect((await subscriptionRow(other.organizationId))!.plan).toBe("pro");
+  });
+});
+
+describe("SSO provider in the published client's form", () => {
+  it("creates (okta is OIDC, ssoDomain the issuer's host, emailDomain a domain), updates partially and answers the client's fields", async () => {
+    const x = await app.bootstrap({ ownerEmail: `sso-client-${Date.now()}@example.com` });
+    const path = `/organizations/${x.organizationId}/ssoProvider`;
+    const body = { clientId: "cid", clientSecret: "client-secret-value", ssoDomain: "acme.okta.example", emailDomain: "acme-client.example", provider: "okta" };
+    expectError(await call(app.baseUrl, "POST", path, { token: x.memberToken, body: { ...body, provider: "ldap" } }), 400);
+    const res = await call(app.baseUrl, "POST", path, { token: x.memberToken, body });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({
+      protocol: "oidc",
+      provider: "oidc",
+      issuer: "https://acme.okta.example",
+      ssoDomain: "acme.okta.example",
+      emailDomain: "acme-client.example",
+      domains: ["acme-client.example"],
+      maskedClientSecret: "********",
+      enforceOnlySSO: false,
+    });
+    expect(res.text).not.toContain("client-secret-value");
+    const upd = await call(app.baseUrl, "PUT", `${path}/${res.body.id}`, { token: x.memberToken, body: { enforceOnlySSO: true } });
+    expect(upd.status, upd.text).toBe(200);
+    expect(upd.body).toMatchObject({ enforceOnlySSO: true, enforce: true, issuer: "https://acme.okta.example", clientId: "cid", domains: ["acme-client.example"] });
+    expect(upd.body.maskedClientSecret).toBe("********");
   });
 });
 

@@ -225,6 +225,9 @@ describe("GET /environments/{environmentId}/settings/providers/urls", () => {
         providerId: oidc.id,
         redirectUrl: `${app.config.publicUrl}/api/v0/sdk/${tenant.environmentId}/providers/oidc/redirect`,
         authorizeHtmlUrl: `${app.config.publicUrl}/api/v0/sdk/${tenant.environmentId}/providers/oidc/authorizeHtml`,
+        // The published client requires it: the issuer's endpoint, found here by discovery or preset.
+        authorizationUrl: oidc.authorizationUrl ?? `${app.config.publicUrl}/api/v0/sdk/${tenant.environmentId}/providers/oidc/authorizeHtml`,
+        ...(oidc.scopes ? { scopes: oidc.scopes } : {}),
       },
     ]);
     expect(res.body.providerUrls[0].redirectUrl).toBe(oidc.redirectUrl);

@@ -1,4 +1,5 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID, type KeyObject } from "node:crypto";
+import { exportSPKI, generateKeyPair, SignJWT } from "jose";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
@@ -47,14 +48,17 @@ describe("gates", () => {
       scope: "holder",
       rules: [
         { type: "nft", chain: "eip155:1", address: { contractAddress: contract.toLowerCase() }, filter: { tokenId: "0x01" } },
-        { type: "tokenBalance", chain: "eip155:137", address: { contractAddress: contract, networkId: 137 }, filter: { amount: "1000000000000000000000" } },
+        // The published client's form: a chain family with the network id, the amount a JSON number.
+        { type: "token", chain: "EVM", address: { contractAddress: contract, networkId: 137 }, filter: { amount: 1e21 } },
       ],
     });
     expect(g).toMatchObject({ name: "Holders", outcome: "scope", scope: "holder", enabledAt: null, projectEnvironmentId: tenant.environmentId });
     expect(g.rules).toEqual([
-      { type: "nft", chain: "eip155:1", address: { contractAddress: contract, networkId: 1 }, filter: { tokenId: "0x01", amount: "1" } },
-      { type: "tokenBalance", chain: "eip155:137", address: { contractAddress: contract, networkId: 137 }, filter: { amount: "1000000000000000000000" } },
+      { type: "nft", chain: "EVM", caip2: "eip155:1", address: { contractAddress: contract, networkId: 1 }, filter: { tokenId: "0x01", amount: 1 } },
+      { type: "token", chain: "EVM", caip2: "eip155:137", address: { contractAddress: contract, networkId: 137 }, filter: { amount: 1e21 } },
     ]);
+    const stored = await app.db.one("SELECT rules FROM gates WHERE id = $1", [g.id]);
+    expect(stored.rules[1]).toMatchObject({ type: "token", chain: "eip155:137", filter: { amount: "1000000000000000000000" } });
     const list = await call(app.baseUrl, "GET", `/environments/${tenant.environmentId}/gates`, { token: tenant.token });
     expect(list.status).toBe(200);
     expect(list.body.count).toBe(1);
@@ -75,6 +79,9 @@ describe("gates", () => {
       { name: "g", outcome: "siteAccess", rules: [{ ...nftRule(ok), type: "erc1155" }] },
       { name: "g", outcome: "siteAccess", rules: [nftRule("0x1234")] },
       { name: "g", outcome: "siteAccess", rules: [{ ...nftRule(ok), chain: "ETH" }] },
+      { name: "g", outcome: "siteAccess", rules: [{ ...nftRule(ok), chain: "SOL", address: { contractAddress: ok, networkId: 104 } }] },
+      { name: "g", outcome: "siteAccess", rules: [{ ...nftRule(ok), chain: "COSMOS", address: { contractAddress: ok, networkId: 1 } }] },
+      { name: "g", outcome: "siteAccess", rules: [{ ...nftRule(ok), filter: { amount: 1.5 } }] },
       { name: "g", outcome: "siteAccess", rules: [{ ...nftRule(ok), chain: "cosmos:cosmoshub-4" }] },
       { name: "g", outcome: "siteAccess", rules: [{ ...nftRule(ok), filter: { amount: "-5" } }] },
       { name: "g", outcome: "siteAccess", rules: [{ ...nftRule(ok), filter: { amount: "0" } }] },
@@ -104,7 +111,7 @@ describe("gates", () => {
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body).toMatchObject({ name: "Renamed", outcome: "siteAccess", enabledAt: null });
     expect(updated.body.rules).toEqual([
-      { type: "tokenBalance", chain: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", address: { contractAddress: solanaMint, networkId: 0 }, filter: { amount: "1" } },
+      { type: "token", chain: "SOL", caip2: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", address: { contractAddress: solanaMint, networkId: 101 }, filter: { amount: 1 } },
     ]);
     expect(await audit(g.id, "gate.updated")).toHaveLength(1);
 
@@ -314,5 +321,78 @@ describe("over gRPC", () => {
     await expect(exchanges.getExchange({ exchangeId: created.exchange!.id }, { headers: { authorization: `Bearer ${other.token}` } })).rejects.toMatchObject({
       code: 5,
     });
+  });
+});
+
+describe("exchanges as the published client creates them", () => {
+  it("connects an exchange without credentials, with its sign-in provider; credentials come both or not at all", async () => {
+    const tenant = await newTenant();
+    const path = `/environments/${tenant.environmentId}/settings/exchanges`;
+    const half = await call(app.baseUrl, "POST", path, { token: tenant.token, body: { exchange: "custody", apiKey: "live-api-key-ABCD1234" } });
+    expect(half.status).toBe(400);
+    expect(half.body.code).toBe("credentials_incomplete");
+    const badProvider = await call(app.baseUrl, "POST", path, { token: tenant.token, body: { exchange: "custody", socialProvider: "vendor" } });
+    expect(badProvider.status).toBe(400);
+    expect(await count("exchanges", tenant.environmentId)).toBe(0);
+    const res = await call(app.baseUrl, "POST", path, { token: tenant.token, body: { exchange: "custody", socialProvider: "oauth2" } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ exchange: "custody", socialProvider: "oauth2", hasPassphrase: false });
+    expect(res.body.apiKeyHint).toBeUndefined();
+    expect(typeof res.body.enabledAt).toBe("string");
+  });
+});
+
+describe("external JWT check", () => {
+  const issuer = "https://auth.example.com";
+  async function configure(tenant: BootstrapResult, externalAuth: Record<string, unknown>) {
+    const res = await call(app.baseUrl, "PUT", `/environments/${tenant.environmentId}`, { token: tenant.token, body: { security: { externalAuth } } });
+    expect(res.status, res.text).toBe(200);
+  }
+  const sign = (key: CryptoKey | KeyObject, claims: { iss?: string; aud?: string; exp?: string | number } = {}) =>
+    new SignJWT({})
+      .setProtectedHeader({ alg: "ES256" })
+      .setIssuer(claims.iss ?? issuer)
+      .setAudience(claims.aud ?? "app")
+      .setSubject("u1")
+      .setIssuedAt()
+      .setExpirationTime(claims.exp ?? "5m")
+      .sign(key);
+  const check = (tenant: BootstrapResult, encodedJwt: string, token = tenant.token) =>
+    call(app.baseUrl, "POST", `/environments/${tenant.environmentId}/externalJwt/check`, { token, body: { encodedJwt } });
+
+  it("accepts a token of the configured issuer and says why others are refused", async () => {
+    const tenant = await newTenant();
+    const { publicKey, privateKey } = await generateKeyPair("ES256");
+    const stranger = await generateKeyPair("ES256");
+    const notConfigured = await check(tenant, await sign(privateKey));
+    expect(notConfigured.status, notConfigured.text).toBe(200);
+    expect(notConfigured.body.valid).toBe(false);
+    expect(notConfigured.body.errors).toHaveLength(2);
+
+    await configure(tenant, { enabled: true, iss: issuer, aud: "app", publicKey: await exportSPKI(publicKey) });
+    const ok = await check(tenant, await sign(privateKey));
+    expect(ok.body).toEqual({ valid: true, errors: [] });
+    const cases: [string, RegExp][] = [
+      [await sign(privateKey, { aud: "other" }), /claim aud/],
+      [await sign(privateKey, { iss: "https://evil.example.com" }), /claim iss/],
+      [await sign(privateKey, { exp: Math.floor(Date.now() / 1000) - 60 }), /expired/],
+      [await sign(stranger.privateKey), /signature/],
+      ["not-a-jwt", /malformed/],
+    ];
+    for (const [jwt, reason] of cases) {
+      const res = await check(tenant, jwt);
+      expect(res.status).toBe(200);
+      expect(res.body.valid, jwt).toBe(false);
+      expect(res.body.errors.join("; ")).toMatch(reason);
+    }
+    await configure(tenant, { enabled: false, iss: issuer, aud: "app", publicKey: await exportSPKI(publicKey) });
+    expect((await check(tenant, await sign(privateKey))).body.errors).toEqual(["external JWT authentication is not enabled for this environment"]);
+  });
+
+  it("answers 400 without a token and 404 to another tenant", async () => {
+    const tenant = await newTenant();
+    const empty = await check(tenant, "");
+    expect(empty.status).toBe(400);
+    expect((await check(tenant, "a.b.c", other.token)).status).toBe(404);
   });
 });

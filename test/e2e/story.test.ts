@@ -65,11 +65,11 @@ it("runs the whole story", async () => {
   expect(listed.users.map((u: any) => u.email)).toEqual(["alice@example.com", "bob@example.com"]);
 
   // Export the users and download the file.
-  const exp = (await api("POST", `/environments/${env}/exports`, owner.token, { format: "json", model: "users" }, 201)).export;
+  const exp = (await api("POST", `/environments/${env}/exports`, owner.token, { format: "json", model: "users" }, 201));
   let status = exp.status;
   for (let i = 0; i < 200 && status !== "completed"; i++) {
     await new Promise((r) => setTimeout(r, 100));
-    status = (await api("GET", `/environments/${env}/exports/${exp.id}`, owner.token, undefined, 200)).export.status;
+    status = (await api("GET", `/environments/${env}/exports/${exp.id}`, owner.token, undefined, 200)).status;
   }
   expect(status).toBe("completed");
   const file = await fetch(`${app.baseUrl}/api/v0/environments/${env}/exports/${exp.id}/download`, { headers: { authorization: `Bearer ${owner.token}` } });
@@ -80,10 +80,10 @@ it("runs the whole story", async () => {
 
   // Delete Alice's wallet, then recover it through the recovery workflow.
   await api("DELETE", `/environments/${env}/wallets/${wallet.id}`, owner.token, undefined, 204);
-  expect((await api("GET", `/environments/${env}/users/${alice.id}/wallets`, owner.token, undefined, 200))).toHaveLength(0);
+  expect((await api("GET", `/environments/${env}/users/${alice.id}/wallets`, owner.token, undefined, 200)).wallets).toHaveLength(0);
   const recovered = await api("POST", `/environments/${env}/wallets/recover`, owner.token, { userId: alice.id }, 200);
   expect(recovered.data.recoveredWallets).toBe(1);
-  expect((await api("GET", `/environments/${env}/users/${alice.id}/wallets`, owner.token, undefined, 200)).map((w: any) => w.id)).toEqual([wallet.id]);
+  expect((await api("GET", `/environments/${env}/users/${alice.id}/wallets`, owner.token, undefined, 200)).wallets.map((w: any) => w.id)).toEqual([wallet.id]);
 
   // The audit trail tells the same story, with who did what.
   const trail = await api("GET", `/environments/${env}/auditLogs?limit=100`, owner.token, undefined, 200);

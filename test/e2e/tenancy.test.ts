@@ -67,15 +67,17 @@ describe("organizations", () => {
 
     const res = await api("POST", "/organizations", t.memberToken, { name: "Second", description: "d", websiteUrl: "https://second.example" });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ name: "Second", description: "d", websiteUrl: "https://second.example", role: "owner" });
-    expect(res.body.id).toMatch(UUID);
-    const owner = await app.db.one("SELECT role FROM members WHERE organization_id = $1 AND account_id = $2", [res.body.id, t.accountId]);
+    // The published client's OrganizationResponse: {organization}.
+    const created = res.body.organization;
+    expect(created).toMatchObject({ name: "Second", description: "d", websiteUrl: "https://second.example", role: "owner" });
+    expect(created.id).toMatch(UUID);
+    const owner = await app.db.one("SELECT role FROM members WHERE organization_id = $1 AND account_id = $2", [created.id, t.accountId]);
     expect(owner.role).toBe("owner");
-    expect(await audits("organization.created", res.body.id)).toHaveLength(1);
+    expect(await audits("organization.created", created.id)).toHaveLength(1);
     const list = await api("GET", "/organizations", t.memberToken);
     expect(list.body.count).toBe(2);
     // The new organization is reachable with the same member token.
-    expect((await api("GET", `/organizations/${res.body.id}`, t.memberToken)).status).toBe(200);
+    expect((await api("GET", `/organizations/${created.id}`, t.memberToken)).status).toBe(200);
   });
 
   it("gets and updates an organization and its address (audited)", async () => {
@@ -84,7 +86,7 @@ describe("organizations", () => {
     expect(got.body).toMatchObject({ id: t.organizationId, name: "Acme", role: "owner" });
     const upd = await api("PUT", `/organizations/${t.organizationId}`, t.memberToken, { description: "We make things" });
     expect(upd.status, upd.text).toBe(200);
-    expect(upd.body).toMatchObject({ name: "Acme", description: "We make things" });
+    expect(upd.body.organization).toMatchObject({ name: "Acme", description: "We make things" });
     const [row] = await audits("organization.updated", t.organizationId);
     expect(row.changes).toMatchObject({ before: { description: null }, after: { description: "We make things" } });
     expect(row.environment_id).toBeNull();
@@ -96,8 +98,12 @@ describe("organizations", () => {
       country: "de",
     });
     expect(addr.status, addr.text).toBe(200);
-    expect(addr.body.address).toEqual({ line1: "1 Main St", city: "Berlin", postalCode: "10115", country: "DE" });
-    expect(await audits("organization.address_updated", t.organizationId)).toHaveLength(1);
+    expect(addr.body.organization.address).toEqual({ line1: "1 Main St", city: "Berlin", postalCode: "10115", country: "DE" });
+    // The published client's form: no street line; the country is what makes an address.
+    const clientForm = await api("PUT", `/organizations/${t.organizationId}/address`, t.token, { city: "Hamburg", region: "HH", country: "DE" });
+    expect(clientForm.status, clientForm.text).toBe(200);
+    expect(clientForm.body.organization.address).toEqual({ city: "Hamburg", region: "HH", country: "DE" });
+    expect(await audits("organization.address_updated", t.organizationId)).toHaveLength(2);
   });
 
   it("rejects bad updates with 400 and changes nothing", async () => {
@@ -106,7 +112,7 @@ describe("organizations", () => {
       [`/organizations/${t.organizationId}`, { name: "" }],
       [`/organizations/${t.organizationId}`, { websiteUrl: "ftp://x" }],
       [`/organizations/${t.organizationId}/address`, { line1: "x", city: "y", country: "D1" }],
-      [`/organizations/${t.organizationId}/address`, { city: "y", country: "DE" }],
+      [`/organizations/${t.organizationId}/address`, { line1: "x", city: "y" }],
     ] as const) {
       const res = await api("PUT", path, t.token, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -154,11 +160,13 @@ describe("projects and environments", () => {
 
     const res = await api("POST", `/organizations/${t.organizationId}/projects`, t.memberToken, { name: "Shop", description: "web shop" });
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ organizationId: t.organizationId, name: "Shop", description: "web shop" });
-    expect(res.body.environments.map((e: any) => e.name).sort()).toEqual(["live", "sandbox"]);
-    const envIds = res.body.environments.map((e: any) => e.id);
+    // The published client's CreateProjectResponse: {project}.
+    const project = res.body.project;
+    expect(project).toMatchObject({ organizationId: t.organizationId, name: "Shop", description: "web shop" });
+    expect(project.environments.map((e: any) => e.name).sort()).toEqual(["live", "sandbox"]);
+    const envIds = project.environments.map((e: any) => e.id);
     expect(await count("environment_signing_keys WHERE environment_id = ANY($1::uuid[])", [envIds])).toBe(2);
-    expect(await audits("project.created", res.body.id)).toHaveLength(1);
+    expect(await audits("project.created", project.id)).toHaveLength(1);
     for (const id of envIds) expect(await audits("environment.created", id)).toHaveLength(1);
 
     const list = await api("GET", `/organizations/${t.organizationId}/projects?limit=1`, t.token);
@@ -166,16 +174,20 @@ describe("projects and environments", () => {
     expect(list.body.projects).toHaveLength(1);
     expect(list.body.count).toBe(before + 1);
 
-    const envs = await api("GET", `/projects/${res.body.id}/environments`, t.memberToken);
+    const envs = await api("GET", `/projects/${project.id}/environments`, t.memberToken);
     expect(envs.status).toBe(200);
     expect(envs.body.count).toBe(2);
-    expect(envs.body.environments[0].settings).toMatchObject({ general: { displayName: "Shop" }, security: { jwtExpirationSeconds: 7200 } });
+    // The published client's EnvironmentsResponse: {environments: {live, sandbox}}.
+    const byName = Object.fromEntries(project.environments.map((e: any) => [e.name, e.id]));
+    expect(envs.body.environments.live.id).toBe(byName.live);
+    expect(envs.body.environments.sandbox.id).toBe(byName.sandbox);
+    expect(envs.body.environments.live.settings).toMatchObject({ general: { displayName: "Shop" }, security: { jwtExpirationSeconds: 7200 } });
   });
 
   it("gets, updates and deletes a project; deletion cascades and stops its tokens at once", async () => {
     const created = await api("POST", `/organizations/${t.organizationId}/projects`, t.memberToken, { name: "Temp" });
-    const id = created.body.id;
-    const sandbox = created.body.environments.find((e: any) => e.name === "sandbox").id;
+    const id = created.body.project.id;
+    const sandbox = created.body.project.environments.find((e: any) => e.name === "sandbox").id;
     expect((await api("GET", `/projects/${id}`, t.memberToken)).body).toMatchObject({ id, name: "Temp" });
     const upd = await api("PUT", `/projects/${id}`, t.memberToken, { name: "Renamed" });
     expect(upd.status).toBe(200);
@@ -219,16 +231,25 @@ describe("projects and environments", () => {
       security: { jwtExpirationSeconds: 3600, allowedRedirectUrls: ["https://acme.example/cb"], allowedEmailDomains: ["acme.example"] },
     });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ id: t.environmentId, name: "sandbox", projectId: t.projectId });
-    expect(res.body.settings.general).toEqual({ displayName: "Acme sandbox", supportEmail: "help@acme.example", appLogoUrl: "https://acme.example/logo.png" });
-    expect(res.body.settings.security).toEqual({ jwtExpirationSeconds: 3600, allowedRedirectUrls: ["https://acme.example/cb"], allowedEmailDomains: ["acme.example"] });
-    expect(res.body.settings.sdk.collectUserData.email).toEqual({ enabled: true, required: false });
+    // The answer is the settings (the published client's ProjectSettings).
+    expect(res.body.general).toEqual({ displayName: "Acme sandbox", supportEmail: "help@acme.example", appLogoUrl: "https://acme.example/logo.png" });
+    expect(res.body.security).toEqual({ jwtExpirationSeconds: 3600, allowedRedirectUrls: ["https://acme.example/cb"], allowedEmailDomains: ["acme.example"] });
+    expect(res.body.sdk.collectUserData.email).toEqual({ enabled: true, required: false });
+    expect(res.body.kyc).toEqual([{ name: "email", enabled: true, required: false, unique: true, verify: true }]);
+    expect(res.body).toMatchObject({ chains: [], design: {}, privacy: {} });
 
     const sdk = await api("PUT", path, t.token, { sdk: { collectUserData: { email: { enabled: true, required: true }, firstName: { enabled: true } }, multiWallet: true } });
     expect(sdk.status, sdk.text).toBe(200);
-    expect(sdk.body.settings.general.displayName).toBe("Acme sandbox"); // untouched section
-    expect(sdk.body.settings.sdk).toMatchObject({ multiWallet: true, collectUserData: { email: { enabled: true, required: true }, firstName: { enabled: true, required: false } } });
+    expect(sdk.body.general.displayName).toBe("Acme sandbox"); // untouched section
+    expect(sdk.body.sdk).toMatchObject({ multiWallet: true, collectUserData: { email: { enabled: true, required: true }, firstName: { enabled: true, required: false } } });
     expect((await audits("environment.updated", t.environmentId)).length).toBe(2);
+
+    // The client's chains, design and privacy sections are stored as given; kyc (a view of collectUserData) is ignored.
+    const more = await api("PUT", path, t.token, { chains: [{ name: "ETH", enabled: true }], design: { modal: { theme: "dark" } }, privacy: { collectIp: false }, kyc: [] });
+    expect(more.status, more.text).toBe(200);
+    expect(more.body).toMatchObject({ chains: [{ name: "ETH", enabled: true }], design: { modal: { theme: "dark" } }, privacy: { collectIp: false } });
+    expect(more.body.kyc.map((k: any) => k.name).sort()).toEqual(["email", "firstName"]);
+    expect((await api("GET", path, t.token)).body.settings.chains).toEqual([{ name: "ETH", enabled: true }]);
 
     // The live environment has its own settings.
     const live = await api("GET", `/environments/${t.liveEnvironmentId}`, t.memberToken);
@@ -329,7 +350,7 @@ describe("members and roles", () => {
     const m = await invitedMember("viewer");
     const res = await api("PUT", `/members/${m.memberId}`, t.memberToken, { role: "developer" });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ id: m.memberId, role: "developer" });
+    expect(res.body.member).toMatchObject({ id: m.memberId, role: "developer", user: { id: m.person.accountId, email: m.email } });
     const [row] = await audits("member.updated", m.memberId);
     expect(row.changes).toMatchObject({ before: { role: "viewer" }, after: { role: "developer" } });
 
@@ -367,6 +388,22 @@ describe("members and roles", () => {
     expect(again.status).toBe(403);
     // And the new owner can hand it back.
     expect((await api("PUT", `/members/${x.memberId}/delegateOwnership`, admin.person.memberToken, {})).status).toBe(200);
+  });
+
+  it("delegates ownership in the published client's form: own member id in the path, the new owner in the body", async () => {
+    const x = await app.bootstrap({ ownerEmail: email("client-delegator") });
+    const admin = await invitedMember("admin", x);
+    // Someone else's member id in the path with the body form: refused, nothing changes.
+    const wrongPath = await api("PUT", `/members/${admin.memberId}/delegateOwnership`, x.memberToken, { adminMemberIdToDelegate: admin.memberId });
+    expect(wrongPath.status).toBe(403);
+    expect((await app.db.one("SELECT role FROM members WHERE id = $1", [admin.memberId])).role).toBe("admin");
+    const bad = await api("PUT", `/members/${x.memberId}/delegateOwnership`, x.memberToken, { adminMemberIdToDelegate: "nope" });
+    expect(bad.status).toBe(400);
+
+    const res = await api("PUT", `/members/${x.memberId}/delegateOwnership`, x.memberToken, { adminMemberIdToDelegate: admin.memberId });
+    expect(res.status, res.text).toBe(200);
+    const roles = await app.db.any("SELECT id, role FROM members WHERE organization_id = $1", [x.organizationId]);
+    expect(roles).toEqual(expect.arrayContaining([{ id: admin.memberId, role: "owner" }, { id: x.memberId, role: "admin" }]));
   });
 
   it("removing a member deactivates the environment tokens it created, at once; the account loses access", async () => {
@@ -502,7 +539,7 @@ describe("MFA settings", () => {
     const path = `/organizations/${t.organizationId}/mfaSettings`;
     const res = await api("GET", path, t.token);
     expect(res.status).toBe(200);
-    expect(res.body.mfaSettings.map((s: any) => s.mfaDeviceType)).toEqual(["totp", "passkey", "email", "sms"]);
+    expect(res.body.mfaSettings.map((s: any) => s.mfaDeviceType)).toEqual(["totp", "passkey", "email"]);
     expect(res.body.mfaSettings.every((s: any) => s.enabled === false && s.updatedAt === null)).toBe(true);
 
     const on = await api("PUT", `${path}/totp/enable`, t.memberToken);
@@ -522,8 +559,10 @@ describe("MFA settings", () => {
   it("rejects unknown device types (400) and other tenants (404), changing nothing", async () => {
     const before = await count("organization_mfa_settings WHERE organization_id = $1", [t.organizationId]);
     expect((await api("PUT", `/organizations/${t.organizationId}/mfaSettings/carrierPigeon/enable`, t.token)).status).toBe(400);
+    // Sigil has no SMS second factor (the published client's MFADeviceType has none either).
+    expect((await api("PUT", `/organizations/${t.organizationId}/mfaSettings/sms/enable`, t.token)).status).toBe(400);
     for (const token of [other.token, other.memberToken]) {
-      expect((await api("PUT", `/organizations/${t.organizationId}/mfaSettings/sms/enable`, token)).status).toBe(404);
+      expect((await api("PUT", `/organizations/${t.organizationId}/mfaSettings/passkey/enable`, token)).status).toBe(404);
       expect((await api("GET", `/organizations/${t.organizationId}/mfaSettings`, token)).status).toBe(404);
     }
     expect(await count("organization_mfa_settings WHERE organization_id = $1", [t.organizationId])).toBe(before);

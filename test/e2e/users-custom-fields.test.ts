@@ -22,7 +22,7 @@ const fieldsPath = (t: BootstrapResult) => `/environments/${t.environmentId}/cus
 async function createField(t: BootstrapResult, body: Record<string, unknown>) {
   const res = await call(app.baseUrl, "POST", fieldsPath(t), { token: t.token, body });
   expect(res.status, res.text).toBe(201);
-  return res.body.customField;
+  return res.body;
 }
 
 const createUser = (t: BootstrapResult, body: Record<string, unknown>) =>
@@ -57,15 +57,15 @@ describe("custom field operations", () => {
     await createField(t, { name: "nickname", position: 1 });
     const list = await call(app.baseUrl, "GET", fieldsPath(t), { token: t.token });
     expect(list.status).toBe(200);
-    expect(list.body.count).toBe(2);
-    expect(list.body.customFields.map((x: any) => x.name)).toEqual(["nickname", "favoriteColor"]);
+    // The REST list is the bare array the published client reads.
+    expect(list.body.map((x: any) => x.name)).toEqual(["nickname", "favoriteColor"]);
     const page = await call(app.baseUrl, "GET", `${fieldsPath(t)}?limit=1&offset=1`, { token: t.token });
-    expect(page.body).toMatchObject({ count: 2, customFields: [{ name: "favoriteColor" }] });
+    expect(page.body.map((x: any) => x.name)).toEqual(["favoriteColor"]);
     const read = await call(app.baseUrl, "GET", `/custom/fields/${f.id}`, { token: t.memberToken });
-    expect(read.body.customField.id).toBe(f.id);
+    expect(read.body.id).toBe(f.id);
     const upd = await call(app.baseUrl, "PUT", `/custom/fields/${f.id}`, { token: t.token, body: { required: true, label: "Colour" } });
     expect(upd.status, upd.text).toBe(200);
-    expect(upd.body.customField).toMatchObject({ required: true, label: "Colour", validationType: "select", position: 2 });
+    expect(upd.body).toMatchObject({ required: true, label: "Colour", validationType: "select", position: 2 });
     const audit = await app.db.any("SELECT action FROM audit_log WHERE resource_id = $1 ORDER BY created_at", [f.id]);
     expect(audit.map((r) => r.action)).toEqual(["custom_field.created", "custom_field.updated"]);
     const del = await call(app.baseUrl, "DELETE", `/custom/fields/${f.id}`, { token: t.token });
@@ -111,7 +111,7 @@ describe("custom field operations", () => {
       expect((await call(app.baseUrl, "POST", fieldsPath(t), { token, body: { name: "intruder" } })).status).toBe(404);
     }
     const read = await call(app.baseUrl, "GET", `/custom/fields/${f.id}`, { token: t.token });
-    expect(read.body.customField.required).toBe(false);
+    expect(read.body.required).toBe(false);
     expect(await countFields(t)).toBe(1);
   });
 
@@ -150,7 +150,7 @@ describe("custom fields on users", () => {
     expect(strip.status).toBe(422);
     expect(strip.body.code).toBe("custom_field_required");
     // A disabled field is not enforced.
-    const f = (await call(app.baseUrl, "GET", `/environments/${t.environmentId}/custom/fields`, { token: t.token })).body.customFields[0];
+    const f = (await call(app.baseUrl, "GET", `/environments/${t.environmentId}/custom/fields`, { token: t.token })).body[0];
     await call(app.baseUrl, "PUT", `/custom/fields/${f.id}`, { token: t.token, body: { enabled: false } });
     expect((await createUser(t, { firstName: "Later" })).status).toBe(201);
   });
@@ -204,6 +204,6 @@ describe("custom fields on users", () => {
     await createUser(t, { team: "blue" });
     const make = await call(app.baseUrl, "PUT", `/custom/fields/${team.id}`, { token: t.token, body: { unique: true } });
     expect([make.status, make.body.code]).toEqual([422, "custom_field_not_unique"]);
-    expect((await call(app.baseUrl, "GET", `/custom/fields/${team.id}`, { token: t.token })).body.customField.unique).toBe(false);
+    expect((await call(app.baseUrl, "GET", `/custom/fields/${team.id}`, { token: t.token })).body.unique).toBe(false);
   });
 });

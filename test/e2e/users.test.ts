@@ -291,6 +291,65 @@ describe("sessions", () => {
   });
 });
 
+describe("MFA reset", () => {
+  const insertDevice = (userId: string, type = "totp") =>
+    app.db.none("INSERT INTO user_mfa_devices (id, environment_id, user_id, type, verified_at) VALUES ($1, $2, $3, $4, now())", [
+      randomUUID(),
+      t.environmentId,
+      userId,
+      type,
+    ]);
+  const devices = async (userId: string) => (await app.db.one("SELECT count(*)::int AS n FROM user_mfa_devices WHERE user_id = $1", [userId])).n;
+
+  it("removes every device of the user on both paths, audits, and refuses other tenants", async () => {
+    const user = await createUser({ email: `mfa-${randomUUID()}@example.com` });
+    const bystander = await createUser({ email: `mfa-keep-${randomUUID()}@example.com` });
+    await insertDevice(user.id);
+    await insertDevice(user.id, "passkey");
+    await insertDevice(bystander.id);
+    for (const token of [other.token, other.memberToken])
+      expect((await call(app.baseUrl, "POST", `/users/${user.id}/mfa/reset`, { token })).status).toBe(404);
+    expect(await devices(user.id)).toBe(2);
+    const res = await call(app.baseUrl, "POST", `/users/${user.id}/mfa/reset`, { token: t.token });
+    expect(res.status, res.text).toBe(204);
+    expect(await devices(user.id)).toBe(0);
+    expect(await devices(bystander.id)).toBe(1);
+    expect((await auditRows("user.mfa.reset", user.id))[0].changes).toEqual({ after: { removedMfaDevices: 2 } });
+    await insertDevice(user.id, "email");
+    expect((await call(app.baseUrl, "DELETE", `/users/${user.id}/mfa`, { token: t.memberToken })).status).toBe(204);
+    expect(await devices(user.id)).toBe(0);
+    expect((await call(app.baseUrl, "DELETE", `/users/${randomUUID()}/mfa`, { token: t.token })).status).toBe(404);
+  });
+
+  it("shows the user's devices in the client's MFADevice shape (get and list) until a reset removes them", async () => {
+    const email = `mfa-shown-${randomUUID()}@example.com`;
+    const user = await createUser({ email });
+    const totp = randomUUID();
+    const passkey = randomUUID();
+    await app.db.none(
+      `INSERT INTO user_mfa_devices (id, environment_id, user_id, type, alias, is_default, created_at, verified_at)
+       VALUES ($1, $3, $4, 'totp', 'phone', true, '2025-01-01T00:00:00Z', '2025-01-01T00:01:00Z'),
+              ($2, $3, $4, 'passkey', NULL, false, '2025-01-02T00:00:00Z', NULL)`,
+      [totp, passkey, t.environmentId, user.id],
+    );
+    const expected = [
+      { id: totp, type: "totp", verified: true, createdAt: "2025-01-01T00:00:00Z", verifiedAt: "2025-01-01T00:01:00Z", default: true, alias: "phone" },
+      { id: passkey, type: "passkey", verified: false, createdAt: "2025-01-02T00:00:00Z", verifiedAt: null, default: false },
+    ];
+    const read = async () => (await call(app.baseUrl, "GET", `${usersPath()}/${user.id}`, { token: t.token })).body.user;
+    const listed = async () =>
+      (await call(app.baseUrl, "GET", `${usersPath()}?filter[filterColumn]=email&filter[filterValue]=${encodeURIComponent(email)}`, { token: t.token })).body
+        .users;
+    expect((await read()).mfaDevices).toEqual(expected);
+    const page = await listed();
+    expect(page.map((u: any) => u.id)).toEqual([user.id]);
+    expect(page[0].mfaDevices).toEqual(expected);
+    expect((await call(app.baseUrl, "POST", `/users/${user.id}/mfa/reset`, { token: t.token })).status).toBe(204);
+    expect((await read()).mfaDevices).toEqual([]);
+    expect((await listed())[0].mfaDevices).toEqual([]);
+  });
+});
+
 describe("bulk create", () => {
   it("creates good rows and reports bad ones per row", async () => {
     const tenant = await app.bootstrap({ ownerEmail: `bulk-${randomUUID()}@example.com` });
@@ -308,7 +367,15 @@ describe("bulk create", () => {
     const before = await countUsers(tenant.environmentId);
     const res = await call(app.baseUrl, "POST", `${usersPath(tenant.environmentId)}/bulk`, { token: tenant.token, body: rows });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ created: 2, failed: 4 });
+    expect(res.body.total).toBe(6);
+    expect(res.body.created.map((u: any) => u.email ?? u.firstName)).toEqual([a, "B"]);
+    expect(res.body.updated).toEqual([]);
+    expect(res.body.failed.map((f: any) => [f.index, f.code])).toEqual([
+      [1, "validation_error"],
+      [2, "email_already_exists"],
+      [3, "email_already_exists"],
+      [4, "invalid_wallet_address"],
+    ]);
     const byIndex = res.body.results.map((r: any) => [r.index, r.user?.email ?? r.user?.firstName ?? null, r.error?.code ?? null]);
     expect(byIndex).toEqual([
       [0, a, null],

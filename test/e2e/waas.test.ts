@@ -51,7 +51,9 @@ async function insertUser(b: BootstrapResult = t): Promise<string> {
 async function createWallet(body: Record<string, unknown>, b: BootstrapResult = t) {
   const res = await call(app.baseUrl, "POST", `${base(b)}/create`, { token: b.token, body });
   expect(res.status, res.text).toBe(201);
-  return res.body;
+  // The answer is {wallet, wallets, user?} (the published client's UserResponse, plus the wallets created).
+  expect(res.body.wallets).toEqual([res.body.wallet]);
+  return res.body.wallet;
 }
 
 async function sign(walletId: string, message: string, b: BootstrapResult = t) {
@@ -91,7 +93,7 @@ describe("delegated-access encryption public keys", () => {
 
     const one = await call(app.baseUrl, "GET", `${base()}/delegatedAccess/encryptionPublicKeys/${created[0].id}`, { token: t.token });
     expect(one.status, one.text).toBe(200);
-    expect(one.body).toEqual(created[0]);
+    expect(one.body).toEqual({ key: created[0], message: expect.any(String) });
   });
 
   it("answers 404 to other tenants and unknown ids, 400 to malformed ids and page sizes", async () => {
@@ -186,12 +188,12 @@ describe("POST /waas/verifyApiKey", () => {
   it("is true only for this environment's active tokens", async () => {
     const verify = (apiKey: string, b: BootstrapResult = t) =>
       call(app.baseUrl, "POST", `${base(b)}/verifyApiKey`, { token: b.token, body: { apiKey } });
-    expect((await verify(t.token)).body).toEqual({ valid: true });
-    expect((await verify(other.token)).body).toEqual({ valid: false });
-    expect((await verify(t.token, other)).body).toEqual({ valid: false });
-    expect((await verify("garbage")).body).toEqual({ valid: false });
-    expect((await verify(`sgl_${"0".repeat(64)}`)).body).toEqual({ valid: false });
-    expect((await verify(t.memberToken)).body).toEqual({ valid: false });
+    expect((await verify(t.token)).body).toMatchObject({ valid: true, verified: true });
+    expect((await verify(other.token)).body).toMatchObject({ valid: false, verified: false });
+    expect((await verify(t.token, other)).body).toMatchObject({ valid: false, verified: false });
+    expect((await verify("garbage")).body).toMatchObject({ valid: false, verified: false });
+    expect((await verify(`sgl_${"0".repeat(64)}`)).body).toMatchObject({ valid: false, verified: false });
+    expect((await verify(t.memberToken)).body).toMatchObject({ valid: false, verified: false });
 
     // A second token of the environment (inserted directly: token management is another area's).
     const second = generateApiToken();
@@ -200,15 +202,19 @@ describe("POST /waas/verifyApiKey", () => {
       "INSERT INTO api_tokens (id, organization_id, environment_id, token_hash, checksum) VALUES ($1, $2, $3, $4, $5)",
       [secondId, t.organizationId, t.environmentId, second.hash, second.checksum],
     );
-    expect((await verify(second.raw)).body).toEqual({ valid: true });
+    expect((await verify(second.raw)).body).toMatchObject({ valid: true, verified: true });
     await app.db.none("UPDATE api_tokens SET active = false WHERE id = $1", [secondId]);
-    expect((await verify(second.raw)).body).toEqual({ valid: false });
+    expect((await verify(second.raw)).body).toMatchObject({ valid: false, verified: false });
     await app.db.none("UPDATE api_tokens SET active = true, deleted_at = now() WHERE id = $1", [secondId]);
-    expect((await verify(second.raw)).body).toEqual({ valid: false });
+    expect((await verify(second.raw)).body).toMatchObject({ valid: false, verified: false });
 
-    const missing = await call(app.baseUrl, "POST", `${base()}/verifyApiKey`, { token: t.token, body: {} });
-    expect(missing.status).toBe(400);
-    expect(missing.body.error).toEqual(expect.any(String));
+    // No apiKey (what the published client sends): the token of the call itself is checked.
+    const own = await call(app.baseUrl, "POST", `${base()}/verifyApiKey`, { token: t.token });
+    expect(own.status, own.text).toBe(200);
+    expect(own.body).toEqual({ valid: true, verified: true, environmentId: t.environmentId });
+    const tooLong = await call(app.baseUrl, "POST", `${base()}/verifyApiKey`, { token: t.token, body: { apiKey: "x".repeat(300) } });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error).toEqual(expect.any(String));
     const cross = await call(app.baseUrl, "POST", `${base()}/verifyApiKey`, { token: other.token, body: { apiKey: t.token } });
     expect(cross.status).toBe(404);
   });
@@ -241,7 +247,8 @@ describe("WaaS wallets", () => {
 
     const read = await call(app.baseUrl, "GET", `${base()}/${w.id}`, { token: t.token });
     expect(read.status, read.text).toBe(200);
-    expect(read.body).toEqual(w);
+    expect(read.body).toEqual({ wallet: w });
+    expect(w).toMatchObject({ walletId: w.id, accountAddress: w.address, chainName: "EVM", derivationPath: "" });
   });
 
   it("creates a Solana wallet for a user of the environment", async () => {
@@ -340,8 +347,8 @@ describe("delegated signing", () => {
     expect(res.status).toBe(422);
     expect(res.body.code).toBe("delegated_access_revoked");
     const read = await call(app.baseUrl, "GET", `${base()}/${w.id}`, { token: t.token });
-    expect(read.body.delegatedAccess.active).toBe(false);
-    expect(typeof read.body.delegatedAccess.revokedAt).toBe("string");
+    expect(read.body.wallet.delegatedAccess.active).toBe(false);
+    expect(typeof read.body.wallet.delegatedAccess.revokedAt).toBe("string");
     expect(await auditRows("waas_wallet.delegated_access_revoked", w.id)).toHaveLength(1);
     // Idempotent: a second revocation changes and records nothing.
     expect((await call(app.baseUrl, "DELETE", `${base()}/${w.id}/delegatedAccess`, { token: t.token })).status).toBe(204);
@@ -390,98 +397,174 @@ describe("delegated signing", () => {
 });
 
 describe("WaaS policies", () => {
-  const path = () => `${base()}/policies`;
+  const path = (b: BootstrapResult = t) => `${base(b)}/policies`;
+  const policyCall = (verb: string, body?: unknown, b: BootstrapResult = t, token = b.token) => call(app.baseUrl, verb, path(b), { token, body });
+  const SOL_RECIPIENT = "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T";
+  const rule = (extra: Record<string, unknown> = {}) => ({ name: "r", ruleType: "deny", chain: "EVM", ...extra });
 
   it("GET, PUT and DELETE answer 404 while there is no policy; invalid rules store nothing", async () => {
-    for (const verb of ["GET", "PUT", "DELETE"]) {
-      const res = await call(app.baseUrl, verb, path(), { token: t.token, body: verb === "PUT" ? { rules: [{ name: "a", type: "allow" }] } : undefined });
+    const requests: [string, unknown][] = [
+      ["GET", undefined],
+      ["PUT", { rulesToUpdate: [rule({ ruleId: randomUUID() })] }],
+      ["PUT", { rules: [rule()] }],
+      ["DELETE", { ruleIdsToDelete: [randomUUID()] }],
+    ];
+    for (const [verb, body] of requests) {
+      const res = await policyCall(verb, body);
       expect(res.status, verb).toBe(404);
       expect(res.body.code).toBe("not_found");
     }
-    for (const rules of [
-      [],
-      [{ name: "a", type: "maybe" }],
-      [{ name: "a", type: "allow", chains: ["BTC"] }],
-      [{ name: "a", type: "allow", maxValue: "ten" }],
-      [{ name: "a", type: "allow", methods: ["drain"] }],
-      [{ name: "a", type: "allow", chains: ["EVM"], addresses: ["not-an-address"] }],
-      [{ name: "a", type: "allow", chains: ["SOL"], addresses: [EVM_RECIPIENT] }],
-      [{ name: "a", type: "allow" }, { name: "A", type: "deny" }],
+    for (const body of [
+      {},
+      { rulesToAdd: [] },
+      { rulesToAdd: [rule({ ruleType: "maybe" })] },
+      { rulesToAdd: [{ name: "a", chain: "EVM" }] },
+      { rulesToAdd: [rule({ chain: "BTC" })] },
+      { rulesToAdd: [{ name: "a", ruleType: "deny" }] },
+      { rules: [{ name: "a", type: "deny", chains: ["EVM", "SOL"] }] },
+      { rulesToAdd: [rule({ valueLimit: { maxPerCall: "ten" } })] },
+      { rulesToAdd: [rule({ methods: ["drain"] })] },
+      { rulesToAdd: [rule({ addresses: ["not-an-address"] })] },
+      { rulesToAdd: [rule({ chain: "SVM", addresses: [EVM_RECIPIENT] })] },
+      { rulesToAdd: [rule({ name: "a" }), rule({ name: "A", chain: "SVM" })] },
+      // Conditions the service cannot enforce are refused, not ignored.
+      { rulesToAdd: [rule({ ruleType: "allow", functionName: "transfer" })] },
+      { rulesToAdd: [rule({ ruleType: "allow", chainIds: [1] })] },
+      { rulesToAdd: [rule({ ruleType: "allow", valueLimit: { maxPerCall: "1", totalLimit: "10" } })] },
+      { rulesToAdd: [rule({ operationRestrictions: { blockExport: true } })] },
+      { rulesToAdd: [rule()], rules: [rule()] },
     ]) {
-      const res = await call(app.baseUrl, "POST", path(), { token: t.token, body: { rules } });
-      expect(res.status, JSON.stringify(rules)).toBe(400);
+      const res = await policyCall("POST", body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error).toEqual(expect.any(String));
     }
     expect(await count("waas_policies")).toBe(0);
+    // Rule ids are required to delete: no request deletes every rule by saying nothing.
+    for (const body of [undefined, {}, { ruleIdsToDelete: [] }]) expect((await policyCall("DELETE", body)).status).toBe(400);
   });
 
-  it("creates (409 the second time), reads, updates and deletes the policy, and signing obeys it", async () => {
+  it("adds rules (creating the policy), updates and deletes them by ruleId, and signing obeys them", async () => {
     const evm = await createWallet({ chain: "EVM" });
     const sol = await createWallet({ chain: "SOL" });
-    const created = await call(app.baseUrl, "POST", path(), {
-      token: t.token,
-      body: {
-        rules: [
-          { name: "no solana messages", type: "deny", chains: ["SOL"], methods: ["signMessage"] },
-          { name: "payouts", type: "allow", chains: ["EVM"], addresses: [EVM_RECIPIENT.toLowerCase()], maxValue: "0.5" },
-        ],
-      },
+
+    const created = await policyCall("POST", {
+      rulesToAdd: [{ name: "no solana messages", ruleType: "deny", chain: "SVM", methods: ["signMessage"] }],
     });
     expect(created.status, created.text).toBe(201);
-    expect(created.body.id).toMatch(UUID);
-    expect(created.body.rules[1]).toEqual({
-      name: "payouts",
-      type: "allow",
-      chains: ["EVM"],
-      addresses: [EVM_RECIPIENT],
-      maxValue: "0.5",
-      methods: [],
-    });
-    expect(await auditRows("waas_policy.created", created.body.id)).toHaveLength(1);
+    const policyId = created.body.policyId;
+    expect(policyId).toMatch(UUID);
+    expect(created.body).toMatchObject({ projectEnvironmentId: t.environmentId, message: expect.any(String) });
+    expect(new Date(created.body.createdAt).toISOString()).toBe(created.body.createdAt);
+    expect(created.body.policyContent).toEqual([
+      { ruleId: expect.stringMatching(UUID), name: "no solana messages", ruleType: "deny", chain: "SVM", addresses: [], methods: ["signMessage"] },
+    ]);
+    const denyId = created.body.policyContent[0].ruleId;
+    expect(await auditRows("waas_policy.created", policyId)).toHaveLength(1);
 
-    const dup = await call(app.baseUrl, "POST", path(), { token: t.token, body: { rules: [{ name: "x", type: "allow" }] } });
-    expect(dup.status).toBe(409);
-    expect(dup.body.code).toBe("waas_policy_already_exists");
-    const read = await call(app.baseUrl, "GET", path(), { token: t.token });
-    expect(read.status).toBe(200);
-    expect(read.body).toEqual(created.body);
-    expect((await call(app.baseUrl, "GET", `${base(other)}/policies`, { token: other.token })).status).toBe(404);
-    expect((await call(app.baseUrl, "GET", path(), { token: other.token })).status).toBe(404);
-    expect((await call(app.baseUrl, "DELETE", path(), { token: other.token })).status).toBe(404);
-
+    // A deny rule blocks signing on its chain only.
     const denied = await sign(sol.id, "x");
     expect(denied.status).toBe(422);
-    expect(denied.body).toMatchObject({ code: "policy_denied" });
+    expect(denied.body).toMatchObject({ code: "policy_denied", payload: { rule: "no solana messages", ruleId: denyId } });
     expect((await sign(evm.id, "x")).status).toBe(200);
 
-    const updated = await call(app.baseUrl, "PUT", path(), { token: t.token, body: { rules: [{ name: "solana only", type: "allow", chains: ["SOL"] }] } });
+    // POST again adds to the same policy; Sigil's earlier names (rules, type, chains, maxValue) still work.
+    const added = await policyCall("POST", {
+      rules: [{ name: "payouts", type: "allow", chains: ["EVM"], addresses: [EVM_RECIPIENT.toLowerCase()], maxValue: "0.5" }],
+    });
+    expect(added.status, added.text).toBe(201);
+    expect(added.body.policyId).toBe(policyId);
+    expect(added.body.policyContent).toHaveLength(2);
+    expect(added.body.policyContent[1]).toEqual({
+      ruleId: expect.stringMatching(UUID),
+      name: "payouts",
+      ruleType: "allow",
+      chain: "EVM",
+      addresses: [EVM_RECIPIENT],
+      valueLimit: { maxPerCall: "0.5" },
+      methods: [],
+    });
+    const payoutsId = added.body.policyContent[1].ruleId;
+    expect(await auditRows("waas_policy.updated", policyId)).toHaveLength(1);
+    // A message carries no recipient or value, so the EVM allow rule covers it.
+    expect((await sign(evm.id, "x")).status).toBe(200);
+
+    const read = await policyCall("GET");
+    expect(read.status).toBe(200);
+    expect({ ...read.body, message: "" }).toEqual({ ...added.body, message: "" });
+    const unchanged = async () => expect((await policyCall("GET")).body.policyContent).toEqual(read.body.policyContent);
+
+    // A duplicate name is refused and changes nothing.
+    const dup = await policyCall("POST", { rulesToAdd: [rule({ name: "PAYOUTS" })] });
+    expect(dup.status).toBe(400);
+    expect(dup.body.code).toBe("duplicate_rule_name");
+    await unchanged();
+
+    // Another tenant sees no policy here, and cannot change this one.
+    expect((await policyCall("GET", undefined, other)).status).toBe(404);
+    expect((await policyCall("GET", undefined, t, other.token)).status).toBe(404);
+    expect((await policyCall("PUT", { rulesToUpdate: [rule({ ruleId: payoutsId })] }, t, other.token)).status).toBe(404);
+    expect((await policyCall("DELETE", { ruleIdsToDelete: [payoutsId] }, t, other.token)).status).toBe(404);
+    expect((await policyCall("DELETE", { ruleIdsToDelete: [payoutsId] }, other)).status).toBe(404);
+    await unchanged();
+
+    // Updating by ruleId replaces that rule in place and keeps its id.
+    const updated = await policyCall("PUT", {
+      rulesToUpdate: [{ ruleId: denyId, name: "solana allowed", ruleType: "allow", chain: "SVM", addresses: [SOL_RECIPIENT] }],
+    });
     expect(updated.status, updated.text).toBe(200);
-    expect(updated.body.rules).toHaveLength(1);
-    const updateAudit = await auditRows("waas_policy.updated", created.body.id);
-    expect(updateAudit).toHaveLength(1);
-    expect(updateAudit[0].changes.before.rules).toHaveLength(2);
-    expect((await sign(evm.id, "x")).body.code).toBe("policy_denied");
+    expect(updated.body.policyContent.map((r: any) => [r.ruleId, r.name, r.ruleType, r.chain])).toEqual([
+      [denyId, "solana allowed", "allow", "SVM"],
+      [payoutsId, "payouts", "allow", "EVM"],
+    ]);
+    expect(updated.body.policyContent[0].addresses).toEqual([SOL_RECIPIENT]);
     expect((await sign(sol.id, "x")).status).toBe(200);
+    const afterUpdate = (await policyCall("GET")).body.policyContent;
 
-    const badUpdate = await call(app.baseUrl, "PUT", path(), { token: t.token, body: { rules: [{ name: "x", type: "deny", chains: ["EVM"], addresses: ["zz"] }] } });
-    expect(badUpdate.status).toBe(400);
-    expect((await call(app.baseUrl, "GET", path(), { token: t.token })).body.rules[0].name).toBe("solana only");
+    // Bad updates are refused and change nothing: unknown ruleId (404), no ruleId, bad address (400).
+    expect((await policyCall("PUT", { rulesToUpdate: [rule({ ruleId: randomUUID() })] })).status).toBe(404);
+    expect((await policyCall("PUT", { rulesToUpdate: [rule()] })).status).toBe(400);
+    expect((await policyCall("PUT", { rulesToUpdate: [rule({ ruleId: payoutsId, addresses: ["zz"] })] })).status).toBe(400);
+    expect((await policyCall("PUT", { rulesToUpdate: [rule({ ruleId: payoutsId, name: "Solana Allowed" })] })).status).toBe(400);
+    expect((await policyCall("GET")).body.policyContent).toEqual(afterUpdate);
 
-    const del = await call(app.baseUrl, "DELETE", path(), { token: t.token });
-    expect(del.status).toBe(204);
-    expect(await auditRows("waas_policy.deleted", created.body.id)).toHaveLength(1);
-    expect((await call(app.baseUrl, "GET", path(), { token: t.token })).status).toBe(404);
+    // Deleting by ruleId answers 200 with what remains; an unknown ruleId is 404 and deletes nothing.
+    expect((await policyCall("DELETE", { ruleIdsToDelete: [payoutsId, randomUUID()] })).status).toBe(404);
+    expect((await policyCall("GET")).body.policyContent).toEqual(afterUpdate);
+    const del = await policyCall("DELETE", { ruleIdsToDelete: [payoutsId] });
+    expect(del.status, del.text).toBe(200);
+    expect(del.headers.get("content-type")).toMatch(/application\/json/);
+    expect(del.body.policyContent.map((r: any) => r.ruleId)).toEqual([denyId]);
+    // Only a SOL allow rule is left: EVM requests match no allow rule.
+    expect((await sign(evm.id, "x")).body.code).toBe("policy_denied");
+
+    // Deleting the last rule removes the policy.
+    const last = await policyCall("DELETE", { ruleIdsToDelete: [denyId] });
+    expect(last.status).toBe(200);
+    expect(last.body).toMatchObject({ policyId, policyContent: [] });
+    expect(await auditRows("waas_policy.deleted", policyId)).toHaveLength(1);
+    expect((await policyCall("GET")).status).toBe(404);
     expect((await sign(evm.id, "x")).status).toBe(200);
+  });
+
+  it("PUT with rules (Sigil's earlier form) replaces every rule", async () => {
+    const b = await app.bootstrap({ ownerEmail: `waas-put-${randomUUID()}@example.com` });
+    const first = await policyCall("POST", { rulesToAdd: [rule({ name: "a" }), rule({ name: "b" })] }, b);
+    expect(first.status, first.text).toBe(201);
+    const replaced = await policyCall("PUT", { rules: [{ name: "c", type: "allow", chains: ["SOL"] }] }, b);
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(replaced.body.policyContent).toEqual([{ ruleId: expect.stringMatching(UUID), name: "c", ruleType: "allow", chain: "SVM", addresses: [], methods: [] }]);
+    expect((await policyCall("PUT", { rules: [] }, b)).status).toBe(400);
   });
 
   it("evaluates recipients and values for requests that carry them", () => {
+    const input = { ruleId: "", addresses: [] as string[], maxPerCall: "", methods: [] as string[], unsupported: [] };
     const rules = validateRules([
-      { name: "block", type: "deny", chains: [], addresses: [], maxValue: "10", methods: ["signTransaction"] },
-      { name: "payouts", type: "allow", chains: ["EVM"], addresses: [EVM_RECIPIENT], maxValue: "", methods: [] },
+      { ...input, name: "block", ruleType: "deny", chains: ["EVM"], maxPerCall: "10", methods: ["signTransaction"] },
+      { ...input, name: "payouts", ruleType: "allow", chains: ["EVM"], addresses: [EVM_RECIPIENT] },
     ]);
     const tx = (to: string, value: string) => evaluatePolicy(rules, { chain: "EVM", method: "signTransaction", to, value });
-    expect(tx(EVM_RECIPIENT.toLowerCase(), "1")).toEqual({ allowed: true, rule: "payouts" });
-    expect(tx(EVM_RECIPIENT, "10.000001")).toEqual({ allowed: false, rule: "block" });
+    expect(tx(EVM_RECIPIENT.toLowerCase(), "1")).toMatchObject({ allowed: true, rule: "payouts" });
+    expect(tx(EVM_RECIPIENT, "10.000001")).toMatchObject({ allowed: false, rule: "block" });
     expect(tx("0x0000000000000000000000000000000000000001", "1").allowed).toBe(false);
     expect(evaluatePolicy(rules, { chain: "EVM", method: "signMessage" }).allowed).toBe(true);
     expect(evaluatePolicy(rules, { chain: "SOL", method: "signMessage" }).allowed).toBe(false);
@@ -508,7 +591,7 @@ describe("key share backup locations", () => {
     expect(await auditRows("waas_key_share_backup.updated", res.body.locations[0].id)).toHaveLength(1);
 
     const read = await call(app.baseUrl, "GET", `${base()}/${w.id}`, { token: t.token });
-    expect(read.body.keyShareBackups.map((b: any) => b.location).sort()).toEqual(["cloudDrive", "service"]);
+    expect(read.body.wallet.keyShareBackups.map((b: any) => b.location).sort()).toEqual(["cloudDrive", "service"]);
   });
 
   it("refuses bad locations, unknown wallets and other tenants, storing nothing", async () => {

@@ -86,7 +86,8 @@ describe("wallets of a user (environment and deprecated paths)", () => {
 
     const listed = await call(app.baseUrl, "GET", `${env()}/users/${user.id}/wallets`, { token: t.token });
     expect(listed.status).toBe(200);
-    expect(listed.body.map((w: any) => w.id)).toEqual([a.id, deprecated.body.id]);
+    expect(listed.body.count).toBe(2);
+    expect(listed.body.wallets.map((w: any) => w.id)).toEqual([a.id, deprecated.body.id]);
     expect((await call(app.baseUrl, "GET", `/users/${user.id}/wallets`, { token: t.token })).body).toEqual(listed.body);
 
     const got = await call(app.baseUrl, "GET", `${env()}/wallets/${a.id}`, { token: t.token });
@@ -143,7 +144,7 @@ describe("wallets of a user (environment and deprecated paths)", () => {
     const path = `/environments/${fresh.environmentId}/wallets`;
     const empty = await call(app.baseUrl, "GET", path, { token: fresh.token });
     expect(empty.status).toBe(200);
-    expect(empty.body).toEqual({ wallets: [], count: 0 });
+    expect(empty.body).toEqual({ wallets: [], count: 0, limit: expect.any(Number), offset: 0 });
 
     const mk = async (body: Record<string, unknown>) => {
       const u = await call(app.baseUrl, "POST", `/environments/${fresh.environmentId}/users`, { token: fresh.token, body: { email: email() } });
@@ -171,6 +172,13 @@ describe("wallets of a user (environment and deprecated paths)", () => {
     expect(wc.body.wallets.map((w: any) => w.id)).toEqual([w3.id]);
     const byUser = await call(app.baseUrl, "GET", `${path}?userId=${w2.userId}`, { token: fresh.token });
     expect(byUser.body).toMatchObject({ count: 1, wallets: [{ id: w2.id, userId: w2.userId }] });
+    // The published client's WalletDetail: lowercased address, environment and timestamps.
+    expect(all.body.wallets[0]).toMatchObject({
+      lowerPublicKey: w3.publicKey.toLowerCase(),
+      projectEnvironmentId: fresh.environmentId,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
 
     for (const q of ["?limit=5000", "?offset=-1", "?chain=DOGE", "?userId=nope"]) {
       const res = await call(app.baseUrl, "GET", `${path}${q}`, { token: fresh.token });
@@ -338,14 +346,15 @@ describe("pregenerated embedded wallets", () => {
     const path = `/environments/${fresh.environmentId}/embeddedWalletVersions`;
     const empty = await call(app.baseUrl, "GET", path, { token: fresh.token });
     expect(empty.status).toBe(200);
-    expect(empty.body).toEqual({ versions: [], defaultVersion: "V2" });
+    // REST answers the bare list of versions in use (counts and the default version are on gRPC).
+    expect(empty.body).toEqual([]);
     const created = await pregenerate({ identifier: email(), type: "email", chains: ["EVM", "SOL"] }, fresh.token, fresh.environmentId);
     expect(created.status, created.text).toBe(201);
     await pregenerate({ identifier: email(), type: "email" }, fresh.token, fresh.environmentId);
     // A wallet recorded with an older version (as imported data would be).
     await app.db.none("UPDATE wallets SET properties = '{\"version\":\"V1\"}' WHERE id = $1", [created.body.user.wallets[1].id]);
     const res = await call(app.baseUrl, "GET", path, { token: fresh.token });
-    expect(res.body).toEqual({ versions: [{ version: "V1", count: 1 }, { version: "V2", count: 2 }], defaultVersion: "V2" });
+    expect(res.body).toEqual(["V1", "V2"]);
   });
 });
 
@@ -363,7 +372,7 @@ describe("delete and recover", () => {
     expect(del2.status).toBe(204);
     expect((await call(app.baseUrl, "DELETE", `${env()}/wallets/${sol.id}`, { token: t.token })).status).toBe(404);
     expect((await call(app.baseUrl, "GET", `${env()}/wallets/${evm.id}`, { token: t.token })).status).toBe(404);
-    expect((await call(app.baseUrl, "GET", `/users/${user.id}/wallets`, { token: t.token })).body).toEqual([]);
+    expect((await call(app.baseUrl, "GET", `/users/${user.id}/wallets`, { token: t.token })).body).toEqual({ wallets: [], count: 0 });
     const deleted = await auditRows(evm.id);
     expect(deleted.map((r) => r.action)).toEqual(["embedded_wallet.pregenerated", "wallet.deleted"]);
     expect(deleted[1].changes.before).toMatchObject({ id: evm.id, address: evm.publicKey });
@@ -374,7 +383,7 @@ describe("delete and recover", () => {
     expect(recovered.body.data).toMatchObject({ userId: user.id, recoveredWallets: 2, skippedWalletIds: [] });
     expect(recovered.body.message).toEqual(expect.any(String));
     const listed = await call(app.baseUrl, "GET", `${env()}/users/${user.id}/wallets`, { token: t.token });
-    expect(listed.body.map((w: any) => w.id).sort()).toEqual([evm.id, sol.id].sort());
+    expect(listed.body.wallets.map((w: any) => w.id).sort()).toEqual([evm.id, sol.id].sort());
     // The same wallets: their keys still open and still derive their addresses.
     expect(await addressFromSealedKey(evm.id, "EVM")).toBe(evm.publicKey);
     for (const w of [evm, sol]) {
@@ -460,5 +469,64 @@ describe("over Connect and gRPC", () => {
     await expect(
       embedded.createEmbeddedWallet({ environmentId: t.environmentId, identifier: "x", type: "email" }, { headers }),
     ).rejects.toMatchObject({ code: 3 /* InvalidArgument */ });
+  });
+});
+
+describe("known tokens of a chain (GET /chains/{chainName}/tokens)", () => {
+  // token "" sends none.
+  const tokens = (chain: string, query = "", token = t.token) =>
+    call(app.baseUrl, "GET", `/chains/${chain}/tokens${query}`, { token: token || undefined });
+  const USDC_ARBITRUM = "0xaf88d065e77c8cC2239327C5EDb3A432268e5831";
+
+  it("answers the bare list of the chain's tokens, every network, to environment and member tokens alike", async () => {
+    const res = await tokens("EVM");
+    expect(res.status, res.text).toBe(200);
+    expect(Array.isArray(res.body)).toBe(true);
+    const usdc = res.body.find((x: any) => x.symbol === "USDC");
+    expect(usdc.name).toBe("USD Coin");
+    expect(usdc.tokenAddresses).toEqual(
+      expect.arrayContaining([
+        { networkId: 1, contractAddress: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48" },
+        { networkId: 42161, contractAddress: USDC_ARBITRUM },
+      ]),
+    );
+    expect(res.body.every((x: any) => x.tokenAddresses.every((a: any) => /^0x[0-9a-fA-F]{40}$/.test(a.contractAddress)))).toBe(true);
+    const byMember = await tokens("EVM", "", t.memberToken);
+    expect(byMember.status).toBe(200);
+    expect(byMember.body).toEqual(res.body);
+  });
+
+  it("filters by networkId, leaving out tokens without an address there", async () => {
+    const arbitrum = await tokens("EVM", "?networkId=42161");
+    expect(arbitrum.status).toBe(200);
+    expect(arbitrum.body).toEqual([{ name: "USD Coin", symbol: "USDC", tokenAddresses: [{ networkId: 42161, contractAddress: USDC_ARBITRUM }] }]);
+    const mainnet = await tokens("EVM", "?networkId=1");
+    expect(mainnet.body.map((x: any) => x.symbol).sort()).toEqual(["DAI", "USDC", "USDT", "WETH"]);
+    expect(mainnet.body.flatMap((x: any) => x.tokenAddresses.map((a: any) => a.networkId))).toEqual([1, 1, 1, 1]);
+    expect((await tokens("EVM", "?networkId=999999")).body).toEqual([]);
+    expect((await tokens("EVM", "?networkId=-1")).status).toBe(400);
+    expect((await tokens("EVM", "?networkId=abc")).status).toBe(400);
+  });
+
+  it("reads ETH as EVM, has Solana's tokens under SOL and none for a known chain without a catalogue", async () => {
+    expect((await tokens("ETH")).body).toEqual((await tokens("EVM")).body);
+    const sol = await tokens("SOL", "?networkId=101");
+    expect(sol.body.map((x: any) => x.tokenAddresses[0].contractAddress).sort()).toEqual([
+      "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+      "Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB",
+    ]);
+    const flow = await tokens("FLOW");
+    expect(flow.status).toBe(200);
+    expect(flow.body).toEqual([]);
+  });
+
+  it("refuses an unknown chain with 400 and a call without a token with 401", async () => {
+    const unknown = await tokens("DOGE");
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ error: expect.any(String), code: expect.any(String) });
+    expect((await tokens("evm")).status).toBe(400);
+    const anonymous = await tokens("EVM", "", "");
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.code).toBe("unauthorized");
   });
 });

@@ -8,6 +8,7 @@ import { DomainError, notFound, toConnectError } from "../../src/errors.js";
 import { createRestGateway } from "../../src/gateway/index.js";
 import { HttpBodySchema } from "../../src/gen/google/api/httpbody_pb.js";
 import { OauthService } from "../../src/gen/sigil/sdk/v0/oauth_service_pb.js";
+import { AllowlistsService } from "../../src/gen/sigil/settings/v0/allowlists_service_pb.js";
 import { ProvidersService } from "../../src/gen/sigil/settings/v0/providers_service_pb.js";
 import { TokensService } from "../../src/gen/sigil/tokens/v0/tokens_service_pb.js";
 import { WalletsService } from "../../src/gen/sigil/wallets/v0/wallets_service_pb.js";
@@ -94,6 +95,18 @@ export function testRoutes(seen: Seen[]) {
         return { data: { blank: "", nested: { also: "" } }, message: "" };
       },
     });
+    router.service(AllowlistsService, {
+      listAllowlists(req, ctx) {
+        note("ListAllowlists", req, ctx.requestHeader);
+        return {
+          allowlists: [
+            { id: "a-1", name: "VIPs", outcome: "siteAccess", enabledAt: timestampFromDate(CREATED_AT) },
+            { id: "a-2", name: "Blocked", outcome: "block" },
+          ],
+          count: 2,
+        };
+      },
+    });
     router.service(ProvidersService, {
       disableProvider(req, ctx) {
         note("DisableProvider", req, ctx.requestHeader);
@@ -139,7 +152,7 @@ export async function startGatewayServer(maxBodyBytes = 1024): Promise<GatewaySe
   const routes = testRoutes(seen);
   const transport = createRouterTransport(routes, { router: { interceptors: [requestIdInterceptor] } });
   const fallback = createRestGateway({
-    services: [TokensService, WalletsService, ProvidersService, OauthService],
+    services: [TokensService, WalletsService, AllowlistsService, ProvidersService, OauthService],
     transport,
     maxBodyBytes,
     onInternalError: (err) => internalErrors.push(err),

@@ -78,11 +78,12 @@ describe("routing and request building", () => {
   });
 
   it("unwraps a repeated response_body into a JSON array", async () => {
-    const res = await call("/api/v0/users/u-1/wallets");
+    const res = await call("/api/v0/environments/env-1/allowlists");
     expect(res.status).toBe(200);
+    // Items get the same presentation as whole messages: unset nullable timestamps are null, the count is gone.
     expect(await res.json()).toEqual([
-      { id: "w-1", chain: "EVM", lastSelectedAt: "2024-05-01T12:00:00Z" },
-      { id: "w-2", chain: "SOL", lastSelectedAt: null },
+      { id: "a-1", name: "VIPs", outcome: "siteAccess", enabledAt: "2024-05-01T12:00:00Z" },
+      { id: "a-2", name: "Blocked", outcome: "block", enabledAt: null },
     ]);
   });
 

@@ -5,6 +5,7 @@ export interface CustomHostnameRecord {
   environmentId: string;
   hostname: string;
   status: "pending" | "active" | "failed";
+  usage: "cookies" | "globalWallet";
   verificationToken: string;
   verifiedAt: Date | null;
   createdAt: Date;
@@ -15,6 +16,7 @@ const toHostname = (r: Record<string, any>): CustomHostnameRecord => ({
   environmentId: r.environment_id,
   hostname: r.hostname,
   status: r.status,
+  usage: r.usage,
   verificationToken: r.verification_token,
   verifiedAt: r.verified_at,
   createdAt: r.created_at,
@@ -33,13 +35,19 @@ export async function countCustomHostnames(q: Queryable, environmentId: string):
   return (await q.one<{ n: number }>("SELECT count(*)::int AS n FROM custom_hostnames WHERE environment_id = $1", [environmentId])).n;
 }
 
-export async function insertCustomHostname(q: Queryable, environmentId: string, id: string, hostname: string, verificationToken: string) {
+export async function insertCustomHostname(
+  q: Queryable,
+  environmentId: string,
+  id: string,
+  h: { hostname: string; usage: CustomHostnameRecord["usage"]; verificationToken: string },
+) {
   return toHostname(
-    await q.one("INSERT INTO custom_hostnames (id, environment_id, hostname, verification_token) VALUES ($1, $2, $3, $4) RETURNING *", [
+    await q.one("INSERT INTO custom_hostnames (id, environment_id, hostname, usage, verification_token) VALUES ($1, $2, $3, $4, $5) RETURNING *", [
       id,
       environmentId,
-      hostname,
-      verificationToken,
+      h.hostname,
+      h.usage,
+      h.verificationToken,
     ]),
   );
 }

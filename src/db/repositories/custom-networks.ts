@@ -7,7 +7,7 @@ export interface CustomNetworkRecord {
   chainId: number;
   rpcUrls: string[];
   blockExplorerUrls: string[];
-  nativeCurrency: { name: string; symbol: string; decimals: number };
+  nativeCurrency: { name: string; symbol: string; decimals: number; iconUrl: string | null };
   iconUrl: string | null;
   testnet: boolean;
   createdAt: Date;
@@ -19,8 +19,8 @@ export type CustomNetworkFields = Omit<CustomNetworkRecord, "id" | "organization
 export async function insertCustomNetwork(q: Queryable, organizationId: string, id: string, n: CustomNetworkFields): Promise<CustomNetworkRecord> {
   const row = await q.one(
     `INSERT INTO custom_networks (id, organization_id, name, chain_id, rpc_urls, block_explorer_urls, native_currency_name,
-       native_currency_symbol, native_currency_decimals, icon_url, testnet)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+       native_currency_symbol, native_currency_decimals, icon_url, testnet, native_currency_icon_url)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
     [
       id,
       organizationId,
@@ -33,6 +33,7 @@ export async function insertCustomNetwork(q: Queryable, organizationId: string, 
       n.nativeCurrency.decimals,
       n.iconUrl,
       n.testnet,
+      n.nativeCurrency.iconUrl,
     ],
   );
   return toNetwork(row);
@@ -46,7 +47,8 @@ export async function updateCustomNetwork(
 ): Promise<CustomNetworkRecord | null> {
   const row = await q.oneOrNone(
     `UPDATE custom_networks SET name = $3, chain_id = $4, rpc_urls = $5, block_explorer_urls = $6, native_currency_name = $7,
-       native_currency_symbol = $8, native_currency_decimals = $9, icon_url = $10, testnet = $11, updated_at = now()
+       native_currency_symbol = $8, native_currency_decimals = $9, icon_url = $10, testnet = $11, native_currency_icon_url = $12,
+       updated_at = now()
      WHERE organization_id = $1 AND id = $2 RETURNING *`,
     [
       organizationId,
@@ -60,6 +62,7 @@ export async function updateCustomNetwork(
       n.nativeCurrency.decimals,
       n.iconUrl,
       n.testnet,
+      n.nativeCurrency.iconUrl,
     ],
   );
   return row ? toNetwork(row) : null;
@@ -102,7 +105,12 @@ function toNetwork(r: Record<string, any>): CustomNetworkRecord {
     chainId: Number(r.chain_id),
     rpcUrls: r.rpc_urls,
     blockExplorerUrls: r.block_explorer_urls,
-    nativeCurrency: { name: r.native_currency_name, symbol: r.native_currency_symbol, decimals: r.native_currency_decimals },
+    nativeCurrency: {
+      name: r.native_currency_name,
+      symbol: r.native_currency_symbol,
+      decimals: r.native_currency_decimals,
+      iconUrl: r.native_currency_icon_url,
+    },
     iconUrl: r.icon_url,
     testnet: r.testnet,
     createdAt: r.created_at,

@@ -9,12 +9,15 @@ const toStored = (r: Record<string, any>): StoredEvent => ({ ...toEvent(r), occu
 export async function listEvents(
   q: Queryable,
   environmentId: string,
-  opts: { offset: number; limit: number; eventName?: string; userId?: string },
+  opts: { offset: number; limit: number; eventName?: string; userId?: string; resourceType?: string; from?: Date; before?: Date },
 ): Promise<{ items: StoredEvent[]; count: number }> {
   const params: unknown[] = [environmentId];
   const where = ["environment_id = $1"];
   if (opts.eventName) where.push(`event_name = $${params.push(opts.eventName)}`);
   if (opts.userId) where.push(`user_id = $${params.push(opts.userId)}`);
+  if (opts.resourceType) where.push(`resource_type = $${params.push(opts.resourceType)}`);
+  if (opts.from) where.push(`created_at >= $${params.push(opts.from)}`);
+  if (opts.before) where.push(`created_at < $${params.push(opts.before)}`);
   const cond = where.join(" AND ");
   const [rows, total] = await Promise.all([
     q.any(`SELECT * FROM events WHERE ${cond} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [

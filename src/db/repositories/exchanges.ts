@@ -7,11 +7,17 @@ export interface ExchangeRecord {
   exchange: string;
   displayName: string | null;
   apiBaseUrl: string | null;
-  /** Sealed with src/crypto/seal.ts, bound to the row; opened only where the service calls the exchange. */
-  apiKeySealed: string;
-  apiSecretSealed: string;
+  /**
+   * Sealed with src/crypto/seal.ts, bound to the row; opened only where the service calls the exchange.
+   * Null (both) for a connection without credentials of its own.
+   */
+  apiKeySealed: string | null;
+  apiSecretSealed: string | null;
   passphraseSealed: string | null;
-  apiKeyHint: string;
+  apiKeyHint: string | null;
+  /** The provider kinds the SDK uses to sign end users in to the exchange and to buy through it. */
+  socialProvider: string | null;
+  onRampProvider: string | null;
   enabledAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -23,9 +29,21 @@ export type NewExchange = Omit<ExchangeRecord, "environmentId" | "enabledAt" | "
 export async function insertExchange(q: Queryable, environmentId: string, e: NewExchange): Promise<ExchangeRecord> {
   const row = await q.one(
     `INSERT INTO exchanges (id, environment_id, exchange, display_name, api_base_url, api_key_sealed, api_secret_sealed,
-       passphrase_sealed, api_key_hint, enabled_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now()) RETURNING *`,
-    [e.id, environmentId, e.exchange, e.displayName, e.apiBaseUrl, e.apiKeySealed, e.apiSecretSealed, e.passphraseSealed, e.apiKeyHint],
+       passphrase_sealed, api_key_hint, social_provider, on_ramp_provider, enabled_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now()) RETURNING *`,
+    [
+      e.id,
+      environmentId,
+      e.exchange,
+      e.displayName,
+      e.apiBaseUrl,
+      e.apiKeySealed,
+      e.apiSecretSealed,
+      e.passphraseSealed,
+      e.apiKeyHint,
+      e.socialProvider,
+      e.onRampProvider,
+    ],
   );
   return toExchange(row);
 }
@@ -73,6 +91,8 @@ function toExchange(r: Record<string, any>): ExchangeRecord {
     apiSecretSealed: r.api_secret_sealed,
     passphraseSealed: r.passphrase_sealed,
     apiKeyHint: r.api_key_hint,
+    socialProvider: r.social_provider,
+    onRampProvider: r.on_ramp_provider,
     enabledAt: r.enabled_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,

@@ -58,14 +58,18 @@ export async function listExports(
   q: Queryable,
   environmentId: string,
   page: { offset: number; limit: number },
+  model: string | null = null,
 ): Promise<{ items: ExportRecord[]; count: number }> {
+  // $4 null: every model.
+  const where = `environment_id = $1 AND ($4::text IS NULL OR model = $4)`;
   const [rows, total] = await Promise.all([
-    q.any(`SELECT ${COLUMNS} FROM exports WHERE environment_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [
+    q.any(`SELECT ${COLUMNS} FROM exports WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [
       environmentId,
       page.limit,
       page.offset,
+      model,
     ]),
-    q.one(`SELECT count(*) AS n FROM exports WHERE environment_id = $1`, [environmentId]),
+    q.one(`SELECT count(*) AS n FROM exports WHERE ${where}`, [environmentId, null, null, model]),
   ]);
   return { items: rows.map(toExport), count: total.n };
 }

@@ -1,9 +1,9 @@
 import type { Queryable } from "../db.js";
 
 export interface OrganizationAddress {
-  line1: string;
+  line1: string | null;
   line2: string | null;
-  city: string;
+  city: string | null;
   region: string | null;
   postalCode: string | null;
   country: string;
@@ -94,7 +94,8 @@ function toOrganization(r: Record<string, any>): OrganizationRecord {
     name: r.name,
     description: r.description,
     websiteUrl: r.website_url,
-    address: r.address_line1
+    // The country is required for an address (line1 and city are not: the published client sends neither).
+    address: r.address_country
       ? {
           line1: r.address_line1,
           line2: r.address_line2,

@@ -19,8 +19,9 @@ export interface TokenRecord {
 }
 
 const SELECT_TOKEN = `
-  SELECT t.*, m.email AS m_email, m.alias AS m_alias, m.first_name AS m_first_name, m.last_name AS m_last_name
-  FROM api_tokens t LEFT JOIN members m ON m.id = t.created_by_member_id`;
+  SELECT t.*, m.email AS m_email, m.alias AS m_alias, m.first_name AS m_first_name, m.last_name AS m_last_name,
+         a.email AS a_email, a.alias AS a_alias, a.first_name AS a_first_name, a.last_name AS a_last_name
+  FROM api_tokens t LEFT JOIN members m ON m.id = t.created_by_member_id LEFT JOIN accounts a ON a.id = t.account_id`;
 
 export async function insertToken(
   q: Queryable,
@@ -173,6 +174,9 @@ function toToken(r: Record<string, any>): TokenRecord {
     lastUsedAt: r.last_used_at,
     createdBy: r.created_by_member_id
       ? { id: r.created_by_member_id, email: r.m_email, alias: r.m_alias, firstName: r.m_first_name, lastName: r.m_last_name }
-      : null,
+      : // A member (account) token is created by its account.
+        r.account_id
+        ? { id: r.account_id, email: r.a_email, alias: r.a_alias, firstName: r.a_first_name, lastName: r.a_last_name }
+        : null,
   };
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from "../db.js";
+import { toUserMfaDevice, type UserMfaDeviceRecord } from "./user-mfa-devices.js";
 import { toCredential, toSession, toUser, type CredentialRecord, type SessionRecord, type UserRecord } from "./users.js";
 import { ADDITIONAL_ADDRESSES_JSON, toWallet, type WalletRecord } from "./wallets.js";
 
@@ -7,11 +8,12 @@ export interface UserAggregateRecord {
   credentials: CredentialRecord[];
   wallets: WalletRecord[];
   sessions: SessionRecord[];
+  mfaDevices: UserMfaDeviceRecord[];
 }
 
 /**
  * The columns of a user aggregate for the users row aliased `u`: the user with its credentials, live wallets
- * (with additional addresses) and latest sessions, as JSON built by correlated subqueries. The User resource
+ * (with additional addresses), latest sessions and MFA devices, as JSON built by correlated subqueries. The User resource
  * is read on every user operation and a list page reads 100 of them: one statement per page (no N+1), and
  * each subquery is an index lookup by (environment_id, user_id). Sealed OAuth tokens are left out.
  */
@@ -24,7 +26,9 @@ const AGGREGATE_COLUMNS = `
        FROM wallets w WHERE w.environment_id = u.environment_id AND w.user_id = u.id AND w.deleted_at IS NULL) AS wallets,
     (SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.created_at DESC), '[]')
        FROM (SELECT * FROM sessions s WHERE s.environment_id = u.environment_id AND s.user_id = u.id
-             ORDER BY s.created_at DESC LIMIT 50) s) AS sessions`;
+             ORDER BY s.created_at DESC LIMIT 50) s) AS sessions,
+    (SELECT coalesce(jsonb_agg(to_jsonb(d) ORDER BY d.created_at, d.id), '[]')
+       FROM user_mfa_devices d WHERE d.environment_id = u.environment_id AND d.user_id = u.id) AS mfa_devices`;
 
 function toAggregate(row: Record<string, any>): UserAggregateRecord {
   return {
@@ -32,6 +36,7 @@ function toAggregate(row: Record<string, any>): UserAggregateRecord {
     credentials: row.credentials.map(toCredential),
     wallets: row.wallets.map(toWallet),
     sessions: row.sessions.map(toSession),
+    mfaDevices: row.mfa_devices.map(toUserMfaDevice),
   };
 }
 

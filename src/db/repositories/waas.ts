@@ -1,13 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "../db.js";
 
-/** One rule of a WaaS policy, as stored (jsonb) and as the API shows it. */
+/** One rule of a WaaS policy, as stored (jsonb). chain is the wallets' own word: EVM or SOL. */
 export interface WaasPolicyRuleRecord {
+  ruleId: string;
   name: string;
-  type: "allow" | "deny";
-  chains: string[];
+  ruleType: "allow" | "deny";
+  chain: "EVM" | "SOL";
   addresses: string[];
-  maxValue: string | null;
+  /** Decimal string in the chain's native unit; null: no limit. */
+  maxPerCall: string | null;
   methods: string[];
 }
 
@@ -24,12 +26,18 @@ export async function findWaasPolicy(q: Queryable, environmentId: string): Promi
   return row ? toPolicy(row) : null;
 }
 
-/** Null when the environment already has a policy. */
-export async function insertWaasPolicy(q: Queryable, environmentId: string, rules: WaasPolicyRuleRecord[]): Promise<WaasPolicyRecord | null> {
+/** The same, locking the row until the transaction ends (rule changes read, merge and write it). */
+export async function findWaasPolicyForUpdate(q: Queryable, environmentId: string): Promise<WaasPolicyRecord | null> {
+  const row = await q.oneOrNone("SELECT * FROM waas_policies WHERE environment_id = $1 FOR UPDATE", [environmentId]);
+  return row ? toPolicy(row) : null;
+}
+
+/** Creates the environment's policy without rules; null when it already has one. */
+export async function insertWaasPolicy(q: Queryable, environmentId: string): Promise<WaasPolicyRecord | null> {
   const row = await q.oneOrNone(
-    `INSERT INTO waas_policies (id, environment_id, rules) VALUES ($1, $2, $3::jsonb)
+    `INSERT INTO waas_policies (id, environment_id, rules) VALUES ($1, $2, '[]'::jsonb)
      ON CONFLICT (environment_id) DO NOTHING RETURNING *`,
-    [randomUUID(), environmentId, JSON.stringify(rules)],
+    [randomUUID(), environmentId],
   );
   return row ? toPolicy(row) : null;
 }
@@ -71,6 +79,15 @@ export async function isActiveEnvironmentToken(q: Queryable, environmentId: stri
     "SELECT 1 FROM api_tokens WHERE environment_id = $1 AND token_hash = $2 AND active AND deleted_at IS NULL",
     [environmentId, tokenHash],
   );
+  return row !== null;
+}
+
+/** The same for a token named by its id. */
+export async function isActiveEnvironmentTokenId(q: Queryable, environmentId: string, tokenId: string): Promise<boolean> {
+  const row = await q.oneOrNone("SELECT 1 FROM api_tokens WHERE environment_id = $1 AND id = $2 AND active AND deleted_at IS NULL", [
+    environmentId,
+    tokenId,
+  ]);
   return row !== null;
 }
 

@@ -22,6 +22,8 @@ export interface WalletRecord {
   pregeneratedAt: Date | null;
   claimedAt: Date | null;
   createdAt: Date;
+  updatedAt: Date;
+  environmentId: string;
   additionalAddresses: AdditionalAddressRecord[];
 }
 
@@ -267,6 +269,8 @@ export function toWallet(r: Record<string, any>): WalletRecord {
     pregeneratedAt: toDate(r.pregenerated_at),
     claimedAt: toDate(r.claimed_at),
     createdAt: toDate(r.created_at)!,
+    updatedAt: toDate(r.updated_at)!,
+    environmentId: r.environment_id,
     additionalAddresses: r.additional,
   };
 }

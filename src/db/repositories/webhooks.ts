@@ -39,6 +39,8 @@ export interface WebhookDeliveryRecord {
   attempt: number;
   redelivery: boolean;
   requestUrl: string;
+  /** The bytes sent (the envelope's JSON). */
+  requestBody: string;
   responseStatus: number | null;
   responseBodyExcerpt: string | null;
   error: string | null;
@@ -90,6 +92,7 @@ function toDelivery(r: Record<string, any>): WebhookDeliveryRecord {
     attempt: r.attempt,
     redelivery: r.redelivery,
     requestUrl: r.request_url,
+    requestBody: r.request_body,
     responseStatus: r.response_status,
     responseBodyExcerpt: r.response_body_excerpt,
     error: r.error,
@@ -236,4 +239,22 @@ export async function incrementRedeliveries(q: Queryable, environmentId: string,
     [environmentId, messageId],
   );
   return toMessage(row);
+}
+
+/** The latest delivery attempt of each of these messages (messages without one are absent). */
+export async function latestWebhookDeliveries(q: Queryable, environmentId: string, messageIds: string[]): Promise<Map<string, WebhookDeliveryRecord>> {
+  if (messageIds.length === 0) return new Map();
+  const rows = await q.any(
+    `SELECT DISTINCT ON (message_id) * FROM webhook_deliveries WHERE environment_id = $1 AND message_id = ANY($2::uuid[])
+     ORDER BY message_id, created_at DESC, id DESC`,
+    [environmentId, messageIds],
+  );
+  return new Map(rows.map((r) => [r.message_id as string, toDelivery(r)]));
+}
+
+/** When the service recorded each of these events. */
+export async function eventCreationTimes(q: Queryable, environmentId: string, eventIds: string[]): Promise<Map<string, Date>> {
+  if (eventIds.length === 0) return new Map();
+  const rows = await q.any("SELECT id, created_at FROM events WHERE environment_id = $1 AND id = ANY($2::uuid[])", [environmentId, eventIds]);
+  return new Map(rows.map((r) => [r.id as string, r.created_at as Date]));
 }

@@ -23,16 +23,27 @@ function dayOf(value: string, field: string): number {
   return Math.floor(ms / DAY_MS) * DAY_MS;
 }
 
+/** The query parameters the range's ends came from, to name them in errors. */
+export interface RangeFields {
+  start: string;
+  end: string;
+}
+
 /**
  * The whole UTC days an analytics query covers: endDate defaults to today, startDate to 29 days before
  * endDate (30 days). At most MAX_RANGE_DAYS days, and startDate not after endDate (400 invalid_date_range).
  */
-export function dayRange(startDate: string | undefined, endDate: string | undefined, now: Date = new Date()): DayRange {
-  const end = endDate ? dayOf(endDate, "endDate") : Math.floor(now.getTime() / DAY_MS) * DAY_MS;
-  const start = startDate ? dayOf(startDate, "startDate") : end - (DEFAULT_RANGE_DAYS - 1) * DAY_MS;
-  if (start > end) throw badRequest("invalid_date_range", "startDate must not be after endDate", { field: "startDate" });
+export function dayRange(
+  startDate: string | undefined,
+  endDate: string | undefined,
+  now: Date = new Date(),
+  fields: RangeFields = { start: "startDate", end: "endDate" },
+): DayRange {
+  const end = endDate ? dayOf(endDate, fields.end) : Math.floor(now.getTime() / DAY_MS) * DAY_MS;
+  const start = startDate ? dayOf(startDate, fields.start) : end - (DEFAULT_RANGE_DAYS - 1) * DAY_MS;
+  if (start > end) throw badRequest("invalid_date_range", `${fields.start} must not be after ${fields.end}`, { field: fields.start });
   const days = (end - start) / DAY_MS + 1;
   if (days > MAX_RANGE_DAYS)
-    throw badRequest("invalid_date_range", `the range may span at most ${MAX_RANGE_DAYS} days (got ${days})`, { field: "startDate", maxDays: MAX_RANGE_DAYS });
+    throw badRequest("invalid_date_range", `the range may span at most ${MAX_RANGE_DAYS} days (got ${days})`, { field: fields.start, maxDays: MAX_RANGE_DAYS });
   return { startDate: isoDay(start), endDate: isoDay(end), from: new Date(start), to: new Date(end + DAY_MS) };
 }

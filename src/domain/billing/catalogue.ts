@@ -3,6 +3,11 @@ import { readFileSync } from "node:fs";
 /** The plan and coupon catalogue is data (catalogue.json beside this file), read and checked once. */
 export interface PlanDef {
   type: string;
+  /**
+   * The published client's planType for this plan when it names it otherwise (its enum has free, standard,
+   * advanced and enterprise); requests accept either name.
+   */
+  clientType?: string;
   name: string;
   /** Order of plans: an upgrade moves to a higher rank. */
   rank: number;
@@ -25,14 +30,16 @@ export interface CouponDef {
 export interface Catalogue {
   defaultPlan: string;
   currency: string;
+  /** Version of this catalogue (the subscription's `version`). */
+  version: string;
   plans: PlanDef[];
   coupons: CouponDef[];
 }
 
 export function parseCatalogue(raw: unknown): Catalogue {
   const c = raw as Catalogue;
-  if (!c || !Array.isArray(c.plans) || !Array.isArray(c.coupons) || typeof c.defaultPlan !== "string" || typeof c.currency !== "string")
-    throw new Error("billing catalogue: defaultPlan, currency, plans and coupons are required");
+  if (!c || !Array.isArray(c.plans) || !Array.isArray(c.coupons) || typeof c.defaultPlan !== "string" || typeof c.currency !== "string" || typeof c.version !== "string")
+    throw new Error("billing catalogue: defaultPlan, currency, version, plans and coupons are required");
   const types = new Set<string>();
   for (const p of c.plans) {
     if (!/^[a-z][a-z0-9_-]{0,63}$/.test(p.type) || types.has(p.type)) throw new Error(`billing catalogue: bad or duplicate plan ${p.type}`);
@@ -55,7 +62,12 @@ export function parseCatalogue(raw: unknown): Catalogue {
 
 export const catalogue: Catalogue = parseCatalogue(JSON.parse(readFileSync(new URL("./catalogue.json", import.meta.url), "utf8")));
 
-export const findPlan = (type: string) => catalogue.plans.find((p) => p.type === type) ?? null;
+export const findPlan = (type: string) => catalogue.plans.find((p) => p.type === type || p.clientType === type) ?? null;
+/** The plan's name in the published client's planType enum. */
+export const clientPlanType = (plan: PlanDef) => plan.clientType ?? plan.type;
+/** The next self-serve plan above `plan` (what an upgrade without a named plan moves to), or null. */
+export const nextSelfServePlan = (plan: PlanDef) =>
+  catalogue.plans.filter((p) => p.selfServe && p.rank > plan.rank).sort((a, b) => a.rank - b.rank)[0] ?? null;
 /** Coupon codes are case-insensitive (stored uppercase). */
 export const findCoupon = (code: string) => catalogue.coupons.find((k) => k.code === code.trim().toUpperCase()) ?? null;
 

@@ -3,7 +3,7 @@ import * as repo from "../../db/repositories/billing.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { OrganizationAccess } from "../tenancy/access.js";
-import { catalogue, couponAppliesTo, findCoupon, findPlan, type CouponDef, type PlanDef } from "./catalogue.js";
+import { catalogue, couponAppliesTo, findCoupon, findPlan, nextSelfServePlan, type CouponDef, type PlanDef } from "./catalogue.js";
 
 /**
  * An organization's subscription: a plan of the catalogue and an optional coupon. There is no payment
@@ -63,14 +63,17 @@ export async function applyCoupon(deps: Deps, access: OrganizationAccess, code: 
 /**
  * Moves to a higher-ranked, self-serve plan. Unknown plans are a bad request; the current plan, a lower one
  * (downgrades take effect at a renewal, which needs billing periods a processor would own) and plans sold
- * by contract answer 422. A coupon that does not apply to the new plan is dropped.
+ * by contract answer 422. Without a plan the next self-serve plan up is chosen. A coupon that does not apply to the new plan is dropped.
  */
 export async function upgradeSubscription(deps: Deps, access: OrganizationAccess, planType: string) {
-  const target = findPlan(planType);
-  if (!target) throw badRequest("invalid_plan", `unknown plan ${planType}; plans: ${catalogue.plans.map((p) => p.type).join(", ")}`, { field: "planType" });
+  const named = planType ? findPlan(planType) : null;
+  if (planType && !named) throw badRequest("invalid_plan", `unknown plan ${planType}; plans: ${catalogue.plans.map((p) => p.type).join(", ")}`, { field: "planType" });
   return audited(deps, access, async (t, record) => {
     const current = await repo.lockSubscription(t, access.organizationId, catalogue.defaultPlan);
     const from = findPlan(current.plan) ?? findPlan(catalogue.defaultPlan)!;
+    // No plan named (the published client sends no body): the next self-serve plan up.
+    const target = named ?? nextSelfServePlan(from);
+    if (!target) throw unprocessable("no_higher_plan", `there is no self-serve plan above ${from.name}`);
     if (target.type === from.type) throw unprocessable("plan_already_active", `the organization is already on the ${from.name} plan`);
     if (target.rank < from.rank) throw unprocessable("downgrade_not_supported", `${target.name} is below the current ${from.name} plan`);
     if (!target.selfServe) throw unprocessable("plan_not_self_serve", `the ${target.name} plan is arranged with the operator, not self-serve`);

@@ -12,9 +12,13 @@ export const VERIFICATION_LABEL = "_sigil-verification";
 
 export interface DnsRecord {
   type: "TXT" | "CNAME";
+  /** What publishing the record proves: ownership of the name (TXT) or that it routes here (CNAME). */
+  verificationType: "ownership" | "alias";
   name: string;
   value: string;
 }
+
+export const CUSTOM_HOSTNAME_USAGES = ["cookies", "globalWallet"] as const;
 
 /**
  * The records the hostname's owner publishes: a TXT record proving ownership and a CNAME routing the name to
@@ -23,18 +27,24 @@ export interface DnsRecord {
  */
 export function verificationRecords(h: repo.CustomHostnameRecord, publicUrl: string): DnsRecord[] {
   return [
-    { type: "TXT", name: `${VERIFICATION_LABEL}.${h.hostname}`, value: `sigil-verification=${h.verificationToken}` },
-    { type: "CNAME", name: h.hostname, value: new URL(publicUrl).hostname },
+    { type: "TXT", verificationType: "ownership", name: `${VERIFICATION_LABEL}.${h.hostname}`, value: `sigil-verification=${h.verificationToken}` },
+    { type: "CNAME", verificationType: "alias", name: h.hostname, value: new URL(publicUrl).hostname },
   ];
 }
 
-const snapshot = (h: repo.CustomHostnameRecord) => ({ id: h.id, hostname: h.hostname, status: h.status });
+const snapshot = (h: repo.CustomHostnameRecord) => ({ id: h.id, hostname: h.hostname, usage: h.usage, status: h.status });
 
 export function listCustomHostnames(deps: Deps, access: EnvironmentAccess, page: { offset: number; limit: number }) {
   return repo.listCustomHostnames(deps.db, access.environmentId, page);
 }
 
-export async function createCustomHostname(deps: Deps, access: EnvironmentAccess, input: string) {
+export async function createCustomHostname(
+  deps: Deps,
+  access: EnvironmentAccess,
+  input: string,
+  usage: repo.CustomHostnameRecord["usage"] = "cookies",
+) {
+  if (!CUSTOM_HOSTNAME_USAGES.includes(usage)) throw badRequest("invalid_usage", "usage must be cookies or globalWallet", { field: "usage" });
   const hostname = normalizeHostname(input, { minLabels: 2 });
   if (!hostname)
     throw badRequest("invalid_hostname", "hostname must be an RFC 1123 host name of at least two labels, without scheme, port or path", { field: "hostname" });
@@ -47,7 +57,7 @@ export async function createCustomHostname(deps: Deps, access: EnvironmentAccess
       throw unprocessable("custom_hostname_limit_reached", `an environment has at most ${MAX_CUSTOM_HOSTNAMES} custom hostnames`);
     let created: repo.CustomHostnameRecord;
     try {
-      created = await t.tx((sp) => repo.insertCustomHostname(sp, access.environmentId, randomUUID(), hostname, randomBytes(16).toString("hex")));
+      created = await t.tx((sp) => repo.insertCustomHostname(sp, access.environmentId, randomUUID(), { hostname, usage, verificationToken: randomBytes(16).toString("hex") }));
     } catch (err) {
       if ((err as { code?: string }).code === "23505") throw conflict("custom_hostname_already_exists", `${hostname} is already in use`);
       throw err;

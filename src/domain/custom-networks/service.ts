@@ -35,6 +35,8 @@ export function validateNetwork(n: CustomNetworkInput): CustomNetworkInput {
         field: `blockExplorerUrls[${i}]`,
       });
   });
+  if (n.nativeCurrency.iconUrl && !isAcceptableNetworkUrl(n.nativeCurrency.iconUrl))
+    throw badRequest("invalid_icon_url", "nativeCurrencyIconUrl must be an https URL", { field: "nativeCurrencyIconUrl" });
   const d = n.nativeCurrency.decimals;
   if (!Number.isInteger(d) || d < 0 || d > 36)
     throw badRequest("invalid_decimals", "nativeCurrency.decimals must be between 0 and 36", { field: "nativeCurrency.decimals" });

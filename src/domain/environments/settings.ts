@@ -1,12 +1,18 @@
 import { badRequest } from "../../errors.js";
 
 /**
- * Environment settings: one JSON document per environment with three sections (general, security, sdk),
- * in the JSON form of sigil.projects.v0.EnvironmentSettings. A section given in an update replaces the
- * stored one; sections never stored read as the defaults below.
+ * Environment settings: one JSON document per environment with its sections (general, security, sdk, and
+ * the published client's chains, design and privacy), in the JSON form of
+ * sigil.projects.v0.EnvironmentSettings. A section given in an update replaces the stored one; sections
+ * never stored read as the defaults below.
  */
-export type SettingsSection = "general" | "security" | "sdk";
-export type SettingsDocument = Partial<Record<SettingsSection, Record<string, unknown>>>;
+export type SettingsSection = "general" | "security" | "sdk" | "design" | "privacy";
+/** A chain (family) the environment's SDK offers, by name, and whether it is on. */
+export interface ChainSetting {
+  name: string;
+  enabled: boolean;
+}
+export type SettingsDocument = Partial<Record<SettingsSection, Record<string, unknown>>> & { chains?: ChainSetting[] };
 
 export const DEFAULT_JWT_EXPIRATION_SECONDS = 7200;
 export const MIN_JWT_EXPIRATION_SECONDS = 60;
@@ -17,6 +23,9 @@ export function defaultSettings(displayName?: string): Required<SettingsDocument
     general: displayName ? { displayName } : {},
     security: { jwtExpirationSeconds: DEFAULT_JWT_EXPIRATION_SECONDS, allowedRedirectUrls: [], allowedEmailDomains: [] },
     sdk: { collectUserData: { email: { enabled: true, required: false } }, multiWallet: false, confirmWalletTransfers: true },
+    chains: [],
+    design: {},
+    privacy: {},
   };
 }
 
@@ -24,7 +33,14 @@ export function defaultSettings(displayName?: string): Required<SettingsDocument
 export function effectiveSettings(stored: Record<string, unknown>): Required<SettingsDocument> {
   const d = defaultSettings();
   const s = stored as SettingsDocument;
-  return { general: s.general ?? d.general, security: s.security ?? d.security, sdk: s.sdk ?? d.sdk };
+  return {
+    general: s.general ?? d.general,
+    security: s.security ?? d.security,
+    sdk: s.sdk ?? d.sdk,
+    chains: s.chains ?? d.chains,
+    design: s.design ?? d.design,
+    privacy: s.privacy ?? d.privacy,
+  };
 }
 
 /** Checks the rules the proto options cannot say and normalises (0 seconds: the default). */

@@ -10,8 +10,41 @@ export function listEventTypes() {
   return EVENT_TYPES;
 }
 
-export function listEvents(deps: Deps, access: EnvironmentAccess, opts: { offset: number; limit: number; eventName?: string; userId?: string }) {
-  return events.listEvents(deps.db, access.environmentId, opts);
+export interface EventFilters {
+  offset: number;
+  limit: number;
+  eventName?: string;
+  userId?: string;
+  resourceType?: string;
+  /** ISO 8601 date or date-time: events at or after it. */
+  startDate?: string;
+  /** ISO 8601 date or date-time: events before it. */
+  endDate?: string;
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** A bare date is the start of that UTC day. */
+function instantOf(field: string, value: string | undefined): Date | undefined {
+  if (!value) return undefined;
+  const d = new Date(/T/.test(value) || !ISO_INSTANT.test(value) ? value : `${value}T00:00:00Z`);
+  if (!ISO_INSTANT.test(value) || Number.isNaN(d.getTime()))
+    throw badRequest("invalid_date", `${field} must be an ISO 8601 date or date-time`, { field });
+  return d;
+}
+
+export function listEvents(deps: Deps, access: EnvironmentAccess, filters: EventFilters) {
+  const { startDate, endDate, ...rest } = filters;
+  const from = instantOf("startDate", startDate);
+  const before = instantOf("endDate", endDate);
+  if (from && before && from >= before) throw badRequest("invalid_date_range", "startDate must be before endDate", { field: "startDate" });
+  return events.listEvents(deps.db, access.environmentId, { ...rest, from, before });
+}
+
+/** `created` for user.created; client events (`client.*`) name no action. */
+export function eventActionOf(eventName: string, source: string): string | null {
+  const dot = eventName.indexOf(".");
+  return source === "client" || dot < 0 ? null : eventName.slice(dot + 1);
 }
 
 export async function getEvent(deps: Deps, access: EnvironmentAccess, eventId: string) {

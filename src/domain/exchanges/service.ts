@@ -20,15 +20,29 @@ export function exchangeAuditView(e: repo.ExchangeRecord) {
 
 const alreadyExists = (kind: string) => conflict("exchange_already_exists", `exchange ${kind} is already connected to this environment`);
 
-export async function createExchange(
-  deps: Deps,
-  access: EnvironmentAccess,
-  input: { exchange: string; apiKey: string; apiSecret: string; passphrase: string | null; displayName: string | null; apiBaseUrl: string | null },
-) {
+export interface NewExchangeInput {
+  exchange: string;
+  /** Both or neither: a connection without credentials relies on the end users' linked accounts. */
+  apiKey: string | null;
+  apiSecret: string | null;
+  passphrase: string | null;
+  displayName: string | null;
+  apiBaseUrl: string | null;
+  socialProvider: string | null;
+  onRampProvider: string | null;
+}
+
+export async function createExchange(deps: Deps, access: EnvironmentAccess, input: NewExchangeInput) {
   if (input.exchange === "generic" && !input.apiBaseUrl)
     throw badRequest("api_base_url_required", "apiBaseUrl is required for a generic exchange", { field: "apiBaseUrl" });
+  if ((input.apiKey === null) !== (input.apiSecret === null))
+    throw badRequest("credentials_incomplete", "give both apiKey and apiSecret, or neither", { field: input.apiKey === null ? "apiKey" : "apiSecret" });
+  if (input.passphrase !== null && input.apiKey === null)
+    throw badRequest("credentials_incomplete", "a passphrase needs apiKey and apiSecret", { field: "passphrase" });
   if (await repo.exchangeKindExists(deps.db, access.environmentId, input.exchange)) throw alreadyExists(input.exchange);
   const id = randomUUID();
+  const seal = (value: string | null, credential: Parameters<typeof exchangeCredentialAad>[1]) =>
+    value === null ? null : deps.sealer.seal(value, exchangeCredentialAad(id, credential));
   try {
     return await audited(deps, access, async (t, record) => {
       const created = await repo.insertExchange(t, access.environmentId, {
@@ -36,10 +50,12 @@ export async function createExchange(
         exchange: input.exchange,
         displayName: input.displayName,
         apiBaseUrl: input.apiBaseUrl,
-        apiKeySealed: deps.sealer.seal(input.apiKey, exchangeCredentialAad(id, "api_key")),
-        apiSecretSealed: deps.sealer.seal(input.apiSecret, exchangeCredentialAad(id, "api_secret")),
-        passphraseSealed: input.passphrase ? deps.sealer.seal(input.passphrase, exchangeCredentialAad(id, "passphrase")) : null,
-        apiKeyHint: apiKeyHint(input.apiKey),
+        apiKeySealed: seal(input.apiKey, "api_key"),
+        apiSecretSealed: seal(input.apiSecret, "api_secret"),
+        passphraseSealed: seal(input.passphrase, "passphrase"),
+        apiKeyHint: input.apiKey === null ? null : apiKeyHint(input.apiKey),
+        socialProvider: input.socialProvider,
+        onRampProvider: input.onRampProvider,
       });
       await record({ action: "exchange.created", resourceType: "exchange", resourceId: id, after: exchangeAuditView(created) });
       return created;

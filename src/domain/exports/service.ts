@@ -73,8 +73,9 @@ export async function getExport(deps: Pick<Deps, "db">, access: EnvironmentAcces
   return e;
 }
 
-export function listExports(deps: Pick<Deps, "db">, access: EnvironmentAccess, page: { offset: number; limit: number }) {
-  return exportsRepo.listExports(deps.db, access.environmentId, page);
+/** Newest first; `model` keeps only the exports of that model. */
+export function listExports(deps: Pick<Deps, "db">, access: EnvironmentAccess, page: { offset: number; limit: number }, model: string | null = null) {
+  return exportsRepo.listExports(deps.db, access.environmentId, page, model);
 }
 
 /** The export if its file can be downloaded: 422 export_not_ready before completion. */

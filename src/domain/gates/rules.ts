@@ -5,9 +5,11 @@ import { normalizeWalletAddress } from "../wallets/addresses.js";
 /** A rule as the API sends it (already checked against the proto's field rules). */
 export interface GateRuleInput {
   type: string;
+  /** A CAIP-2 chain id, a chain family of the published client (EVM, ETH, SOL) or "" (EVM). */
   chain: string;
   address?: { contractAddress: string; networkId: number };
-  filter?: { tokenId: string; amount: string };
+  /** amount: a whole number of the token's smallest unit; undefined when not given. */
+  filter?: { tokenId: string; amount?: number | string };
 }
 
 const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
@@ -16,19 +18,82 @@ const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
 const NAMESPACE_CHAINS: Record<string, string> = { eip155: "EVM", solana: "SOL" };
 
 /**
- * Checks each rule and returns it canonical: the contract address validated for the rule's CAIP-2 chain
- * (EIP-55 on EVM chains), networkId derived from eip155 chains (and, if given, equal to it), the minimum
- * amount defaulting to 1. 400 when a rule cannot be evaluated.
+ * Solana clusters by the network ids the published client uses (101 mainnet, 102 testnet, 103 devnet) and
+ * their CAIP-2 references (genesis hash prefixes).
+ */
+const SOLANA_CLUSTERS: [number, string][] = [
+  [101, "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"],
+  [102, "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z"],
+  [103, "EtWTRABZaYq6iMfeYKouRu166VU2xqa1"],
+];
+
+/** The published client's rule type `token` is the holding of a fungible token; older callers say tokenBalance. */
+const canonicalType = (type: string) => (type === "tokenBalance" ? "token" : type);
+
+/**
+ * The CAIP-2 chain of a rule: given as such, or built from a chain family of the published client and the
+ * rule's networkId (EVM/ETH or no chain: eip155:<networkId>; SOL: the cluster of networkId, mainnet when 0).
+ */
+function caip2Of(chain: string, networkId: number, field: (name: string) => string): string {
+  if (CAIP2.test(chain)) return chain;
+  if (chain === "" || chain === "EVM" || chain === "ETH") {
+    if (!networkId || networkId < 1)
+      throw badRequest("network_id_required", "address.networkId (the EVM chain id) is required when chain is not a CAIP-2 chain id", {
+        field: field("address.networkId"),
+      });
+    return `eip155:${networkId}`;
+  }
+  if (chain === "SOL") {
+    const cluster = networkId ? SOLANA_CLUSTERS.find(([id]) => id === networkId) : SOLANA_CLUSTERS[0];
+    if (!cluster)
+      throw badRequest("invalid_network_id", `networkId ${networkId} is not a Solana cluster (101, 102 or 103)`, { field: field("address.networkId") });
+    return `solana:${cluster[1]}`;
+  }
+  throw badRequest("unsupported_chain", `chain ${chain} is not supported; use EVM, SOL or an eip155 or solana CAIP-2 chain id`, {
+    field: field("chain"),
+  });
+}
+
+/** The chain family the published client names a CAIP-2 chain by (EVM or SOL). */
+export function chainFamilyOf(caip2: string): string {
+  return NAMESPACE_CHAINS[caip2.split(":")[0] ?? ""] ?? "";
+}
+
+/**
+ * The network id the published client shows for a rule: the EVM chain id, or the Solana cluster's id
+ * (rules stored before Solana clusters had ids keep 0 in storage).
+ */
+export function networkIdOf(caip2: string, stored: number): number {
+  const [namespace, reference] = caip2.split(":");
+  if (namespace === "solana") return SOLANA_CLUSTERS.find(([, ref]) => ref === reference)?.[0] ?? stored;
+  return stored;
+}
+
+/** A minimum amount as given (a JSON number, or a decimal string from older callers), canonical. */
+function amountOf(amount: number | string | undefined, field: string): string {
+  if (amount === undefined || amount === "") return "1";
+  const ok = typeof amount === "number" ? Number.isInteger(amount) && amount >= 0 : /^[0-9]{1,78}$/.test(amount);
+  if (!ok) throw badRequest("invalid_amount", "the minimum amount must be a whole number of the token's smallest unit", { field });
+  const canonical = BigInt(amount).toString();
+  if (canonical === "0") throw badRequest("invalid_amount", "the minimum amount must be at least 1", { field });
+  return canonical;
+}
+
+/**
+ * Checks each rule and returns it canonical: the chain as a CAIP-2 id (built from the client's chain family
+ * and networkId when needed), the contract address validated for it (EIP-55 on EVM chains), networkId
+ * derived from eip155 chains (and, if given, equal to it), the minimum amount defaulting to 1. 400 when a
+ * rule cannot be evaluated.
  */
 export function canonicalRules(rules: readonly GateRuleInput[]): GateRuleData[] {
   return rules.map((rule, i) => {
     const field = (name: string) => `rules[${i}].${name}`;
-    if (!CAIP2.test(rule.chain))
-      throw badRequest("invalid_chain", `${rule.chain} is not a CAIP-2 chain id (namespace:reference, e.g. eip155:1)`, { field: field("chain") });
-    const [namespace, reference] = rule.chain.split(":") as [string, string];
+    const type = canonicalType(rule.type);
+    const chain = caip2Of(rule.chain, rule.address?.networkId ?? 0, field);
+    const [namespace, reference] = chain.split(":") as [string, string];
     const walletsChain = NAMESPACE_CHAINS[namespace];
     if (!walletsChain)
-      throw badRequest("unsupported_chain", `chain ${rule.chain} is not supported; use an eip155 or solana CAIP-2 chain id`, {
+      throw badRequest("unsupported_chain", `chain ${chain} is not supported; use an eip155 or solana CAIP-2 chain id`, {
         field: field("chain"),
       });
     if (!rule.address) throw badRequest("contract_address_required", "address.contractAddress is required", { field: field("address") });
@@ -36,25 +101,26 @@ export function canonicalRules(rules: readonly GateRuleInput[]): GateRuleData[] 
     try {
       contractAddress = normalizeWalletAddress(walletsChain, rule.address.contractAddress);
     } catch {
-      throw badRequest("invalid_contract_address", `${field("address.contractAddress")} is not a valid ${rule.chain} address`, {
+      throw badRequest("invalid_contract_address", `${field("address.contractAddress")} is not a valid ${chain} address`, {
         field: field("address.contractAddress"),
       });
     }
     let networkId = rule.address.networkId;
     if (namespace === "eip155") {
       if (!/^[0-9]{1,10}$/.test(reference) || Number(reference) > 2 ** 31 - 1)
-        throw badRequest("invalid_chain", `${rule.chain} is not an eip155 chain id`, { field: field("chain") });
+        throw badRequest("invalid_chain", `${chain} is not an eip155 chain id`, { field: field("chain") });
       if (networkId && networkId !== Number(reference))
-        throw badRequest("network_id_mismatch", `networkId ${networkId} does not match chain ${rule.chain}`, { field: field("address.networkId") });
+        throw badRequest("network_id_mismatch", `networkId ${networkId} does not match chain ${chain}`, { field: field("address.networkId") });
       networkId = Number(reference);
+    } else {
+      networkId = networkIdOf(chain, 0);
     }
-    const amount = rule.filter?.amount ? BigInt(rule.filter.amount).toString() : "1";
-    if (amount === "0") throw badRequest("invalid_amount", "the minimum amount must be at least 1", { field: field("filter.amount") });
+    const amount = amountOf(rule.filter?.amount, field("filter.amount"));
     const tokenId = rule.filter?.tokenId || undefined;
-    if (tokenId && rule.type !== "nft") throw badRequest("token_id_not_applicable", "tokenId applies to nft rules only", { field: field("filter.tokenId") });
+    if (tokenId && type !== "nft") throw badRequest("token_id_not_applicable", "tokenId applies to nft rules only", { field: field("filter.tokenId") });
     return {
-      type: rule.type,
-      chain: rule.chain,
+      type,
+      chain,
       address: { contractAddress, networkId: networkId ?? 0 },
       filter: tokenId ? { tokenId, amount } : { amount },
     };

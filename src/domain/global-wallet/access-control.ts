@@ -30,6 +30,12 @@ export async function isDomainAllowed(q: Queryable, environmentId: string, domai
   return control.mode === "blockList";
 }
 
+/** The access control with its domains, for answers that carry both (the first `limit` domains). */
+export async function withDomains(deps: Pick<Deps, "db">, access: EnvironmentAccess, control: repo.AccessControlRecord, limit: number) {
+  const { domains } = await repo.listAccessDomains(deps.db, access.environmentId, { offset: 0, limit });
+  return { control, domains };
+}
+
 export async function getAccessControlWithDomains(deps: Pick<Deps, "db">, access: EnvironmentAccess, page: { offset: number; limit: number }) {
   const control = await repo.findAccessControl(deps.db, access.environmentId);
   if (!control) throw notFound("global wallet access control");
@@ -84,14 +90,21 @@ export async function setAccessControlEnabled(deps: Pick<Deps, "db">, access: En
   });
 }
 
-/** Lists a hostname as allowed or blocked (422 domain_already_exists when it is listed already, either way). */
-export async function addDomain(deps: Pick<Deps, "db">, access: EnvironmentAccess, input: { domain: string; type: repo.DomainType }) {
+/** The entry type a mode lists: an allowList lists allowed domains, a blockList blocked ones. */
+export const listedType = (mode: repo.AccessMode): repo.DomainType => (mode === "allowList" ? "allow" : "block");
+
+/**
+ * Lists a hostname as allowed or blocked (422 domain_already_exists when it is listed already, either way).
+ * Without a type, the domain gets the one its access control's mode lists.
+ */
+export async function addDomain(deps: Pick<Deps, "db">, access: EnvironmentAccess, input: { domain: string; type?: repo.DomainType }) {
   const domain = normalizeDomainEntry(input.domain);
   const control = await repo.findAccessControl(deps.db, access.environmentId);
   if (!control) throw notFound("global wallet access control");
+  const type = input.type ?? listedType(control.mode);
   try {
     return await audited(deps, access, async (t, record) => {
-      const created = await repo.insertAccessDomain(t, access.environmentId, { id: randomUUID(), accessControlId: control.id, domain, type: input.type });
+      const created = await repo.insertAccessDomain(t, access.environmentId, { id: randomUUID(), accessControlId: control.id, domain, type });
       await record({
         action: "global_wallet_access_control_domain.created",
         resourceType: "global_wallet_access_control_domain",

@@ -71,9 +71,19 @@ export async function deleteMember(deps: Deps, access: OrganizationAccess, membe
 }
 
 /** The calling owner hands ownership to another member and becomes an admin, in one transaction. */
-export async function delegateOwnership(deps: Deps, access: OrganizationAccess, memberId: string): Promise<{ member: Member; previousOwner: Member }> {
+/**
+ * Makes `memberId` the owner and the calling owner an admin. `delegatorId`, when given, must be the caller's
+ * own member id (the published client names the delegating owner in the path).
+ */
+export async function delegateOwnership(
+  deps: Deps,
+  access: OrganizationAccess,
+  memberId: string,
+  delegatorId?: string,
+): Promise<{ member: Member; previousOwner: Member }> {
   const callerId = access.actor.memberId;
   if (access.role !== "owner" || !callerId) throw ownerRequired("delegate ownership");
+  if (delegatorId !== undefined && delegatorId !== callerId) throw ownerRequired("delegate ownership");
   const result = await audited(deps, access, async (t, record) => {
     await members.lockOwners(t, access.organizationId);
     const caller = await members.lockMember(t, access.organizationId, callerId);

@@ -31,6 +31,13 @@ export const challengeKey = (environmentId: string, chainName: string, nonce: st
   `name-service:challenge:${environmentId}:${chainName}:${nonce}`;
 
 /**
+ * The nonce of the newest challenge issued for (environment, chain, domain, owner): the published client
+ * creates a name service with the signature alone, without the message or its nonce.
+ */
+export const latestChallengeKey = (environmentId: string, chainName: string, domain: string, address: string) =>
+  `name-service:latest-challenge:${environmentId}:${chainName}:${domain}:${address}`;
+
+/**
  * An ENS-like name, normalized (ENSIP-15, lowercase): at least two non-empty dot-separated labels, at most
  * 253 characters, no whitespace. 400 invalid_domain otherwise.
  */

@@ -10,6 +10,7 @@ import {
   canonicalOwnerAddress,
   challengeKey,
   challengeMessage,
+  latestChallengeKey,
   isValidSignature,
   newNonce,
   nonceOf,
@@ -58,7 +59,9 @@ export async function issueSigningMessage(
     nonce,
     expiresAt: expiresAt.toISOString(),
   };
-  await deps.store.set(challengeKey(access.environmentId, chainName, nonce), JSON.stringify(pending), CHALLENGE_TTL_SECONDS + CHALLENGE_GRACE_SECONDS);
+  const ttl = CHALLENGE_TTL_SECONDS + CHALLENGE_GRACE_SECONDS;
+  await deps.store.set(challengeKey(access.environmentId, chainName, nonce), JSON.stringify(pending), ttl);
+  await deps.store.set(latestChallengeKey(access.environmentId, chainName, domain, address), nonce, ttl);
   return { message, nonce, expiresAt };
 }
 
@@ -77,8 +80,13 @@ export async function createNameService(
   // Checked here rather than in the proto so that a call on another tenant's environment answers 404 first.
   if (!/^0x[0-9a-fA-F]+$/.test(input.signature))
     throw badRequest("invalid_signature_format", "signature must be 0x-prefixed hex", { field: "signature" });
-  const nonce = input.nonce || (input.message ? nonceOf(input.message) : null);
-  if (!nonce) throw badRequest("nonce_required", "give the signed message or its nonce", { field: "nonce" });
+  // Without the message or its nonce (the published client sends neither), the newest challenge issued
+  // for this domain and owner is the one signed.
+  const nonce =
+    input.nonce ||
+    (input.message ? nonceOf(input.message) : await deps.store.get(latestChallengeKey(access.environmentId, chainName, domain, address)));
+  if (!nonce)
+    throw unprocessable("unknown_challenge", "no pending signing message for this domain and address: fetch one first (each is single-use)");
   if (await repo.findNameService(deps.db, access.environmentId, chainName)) throw alreadyExists(chainName);
 
   const raw = await deps.store.take(challengeKey(access.environmentId, chainName, nonce));

@@ -3,8 +3,11 @@ import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { OrganizationAccess } from "../tenancy/access.js";
 
-/** The MFA device types an organization can allow (the proto's `allowed` list says the same). */
-export const MFA_DEVICE_TYPES = ["totp", "passkey", "email", "sms"] as const;
+/**
+ * The MFA device types an organization can allow (the proto's `allowed` list says the same): the published
+ * client's MFADeviceType. Sigil has no SMS second factor, so sms is not offered.
+ */
+export const MFA_DEVICE_TYPES = ["totp", "passkey", "email"] as const;
 
 /** One entry per known device type; types never configured read as disabled. */
 export async function getMfaSettings(deps: Deps, organizationId: string): Promise<mfa.MfaSettingRecord[]> {

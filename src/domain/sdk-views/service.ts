@@ -5,17 +5,18 @@ import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
 
-/** The screens the SDK lets an environment lay out (the proto's allowed list says the same). */
-export const SDK_VIEW_TYPES = ["login", "signup", "walletList"] as const;
+/**
+ * The screens the SDK lets an environment lay out (the proto's allowed list says the same): the published
+ * client declares the login view only, so that is the one an environment lays out.
+ */
+export const SDK_VIEW_TYPES = ["login"] as const;
 export type SdkViewType = (typeof SDK_VIEW_TYPES)[number];
 
-/** Sections that offer a way to sign in (or, on walletList, a wallet to pick). */
-const METHOD_SECTIONS = new Set(["email", "phone", "social", "wallet"]);
+/** Sections that offer a way to sign in. */
+const METHOD_SECTIONS = new Set(["email", "phone", "emailAndPhone", "passkey", "social", "wallet"]);
 /** Which sections each view can show. */
 const ALLOWED_SECTIONS: Record<SdkViewType, ReadonlySet<string>> = {
-  login: new Set(["email", "phone", "social", "wallet", "separator", "text"]),
-  signup: new Set(["email", "phone", "social", "wallet", "separator", "text"]),
-  walletList: new Set(["wallet", "separator", "text"]),
+  login: new Set(["email", "phone", "emailAndPhone", "passkey", "social", "wallet", "separator", "text"]),
 };
 const MAX_ITEMS = 50;
 
@@ -23,8 +24,6 @@ const sep = (label: string): repo.SdkViewSectionRecord => ({ type: "separator", 
 /** What a view shows until the environment customizes it. */
 export const DEFAULT_SDK_VIEWS: Record<SdkViewType, repo.SdkViewSectionRecord[]> = {
   login: [{ type: "email" }, sep("Or"), { type: "social" }, sep("Or"), { type: "wallet", numOfItemsToDisplay: 5 }],
-  signup: [{ type: "email" }, sep("Or"), { type: "social" }],
-  walletList: [{ type: "wallet" }],
 };
 
 export interface SdkView {
@@ -73,7 +72,7 @@ export function validateSections(type: SdkViewType, sections: repo.SdkViewSectio
     if (s.defaultItem && !(s.type === "social" || s.type === "wallet"))
       throw unprocessable("invalid_sdk_view_section", "defaultItem applies to social and wallet sections only", { field: `${field}.defaultItem` });
   });
-  if (seen.size === 0) throw unprocessable("sdk_view_without_method", `a ${type} view needs at least one ${type === "walletList" ? "wallet" : "sign-in"} section`);
+  if (seen.size === 0) throw unprocessable("sdk_view_without_method", `a ${type} view needs at least one sign-in section`);
 }
 
 export async function updateSdkView(deps: Deps, access: EnvironmentAccess, type: string, sections: repo.SdkViewSectionRecord[]): Promise<SdkView> {

@@ -1,4 +1,4 @@
-import { randomInt, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomBytes, randomInt, randomUUID, timingSafeEqual } from "node:crypto";
 import { badRequest, conflict, notFound, unprocessable } from "../../errors.js";
 import * as repo from "../../db/repositories/test-accounts.js";
 import { audited } from "../audit/audit.js";
@@ -15,11 +15,18 @@ export function generateOtpCode(): string {
 
 const snapshot = (a: repo.TestAccountRecord) => ({ id: a.id, email: a.email, phoneNumber: a.phoneNumber });
 
+/**
+ * The account and its code: settings readers hand both to the app-store reviewer, and the code only
+ * signs in as this account, which holds no real user's data.
+ */
 export async function getTestAccount(deps: Deps, access: EnvironmentAccess) {
   const a = await repo.findTestAccount(deps.db, access.environmentId);
   if (!a) throw notFound("test account");
-  return a;
+  return { account: a, otpCode: deps.sealer.open(a.otpCodeSealed, otpCodeAad(a.id)) };
 }
+
+/** A reviewer address under example.com (reserved by RFC 2606, so never a real user's). */
+export const generatedTestAccountEmail = () => `app-review-${randomBytes(6).toString("hex")}@example.com`;
 
 /**
  * Creates the environment's test account (one per environment, live included: app-store review runs
@@ -27,9 +34,9 @@ export async function getTestAccount(deps: Deps, access: EnvironmentAccess) {
  * anyone in as that user. Returns the account and its code, which is not shown again.
  */
 export async function createTestAccount(deps: Deps, access: EnvironmentAccess, input: { email: string | null; phoneNumber: string | null }) {
-  if ((input.email === null) === (input.phoneNumber === null))
-    throw badRequest("email_or_phone_number_required", "give exactly one of email and phoneNumber");
-  const email = input.email?.toLowerCase() ?? null;
+  if (input.email !== null && input.phoneNumber !== null)
+    throw badRequest("email_or_phone_number_required", "give at most one of email and phoneNumber");
+  const email = input.email?.toLowerCase() ?? (input.phoneNumber === null ? generatedTestAccountEmail() : null);
   const code = generateOtpCode();
   const created = await audited(deps, access, async (t, record) => {
     if (await repo.findTestAccount(t, access.environmentId))

@@ -1,6 +1,8 @@
+import { randomUUID } from "node:crypto";
 import { getAddress, isAddress } from "viem";
 import { base58 } from "@scure/base";
-import { badRequest, conflict, notFound } from "../../errors.js";
+import { badRequest, notFound } from "../../errors.js";
+import type { Queryable } from "../../db/db.js";
 import * as repo from "../../db/repositories/waas.js";
 import type { WaasPolicyRuleRecord } from "../../db/repositories/waas.js";
 import { audited } from "../audit/audit.js";
@@ -8,22 +10,32 @@ import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
 
 /**
- * The signing policy of an environment's WaaS wallets: one document of rules per environment.
+ * The signing policy of an environment's WaaS wallets: one document of rules per environment, each rule
+ * named by a ruleId the service generates. The policy exists while it has rules: adding the first creates
+ * it, deleting the last removes it.
  *
- * Evaluation: a rule applies to a request when its chains and methods include the request's (empty lists
- * mean all). Its addresses (allowlisted recipients) and maxValue are conditions on requests that carry a
- * recipient or a value (transactions); a request without one (a message) is not held to them. A matching
- * deny rule refuses; when the policy has any allow rule, one of them must match; a policy with only deny
- * rules allows the rest, and no policy allows everything.
+ * Evaluation: a rule applies to a request on its chain whose method it names (no methods: all). Its
+ * addresses (allowlisted recipients) and maxPerCall are conditions on requests that carry a recipient or a
+ * value (transactions); a request without one (a message) is not held to them. A matching deny rule
+ * refuses; when the policy has any allow rule, one of them must match; a policy with only deny rules
+ * allows the rest, and no policy allows everything.
  */
 
+/** A rule as a request gives it, before validation. */
 export interface PolicyRuleInput {
+  /** Names the rule to change (updates); "" otherwise. */
+  ruleId: string;
   name: string;
-  type: string;
+  /** allow or deny; "" when the request gave none. */
+  ruleType: string;
+  /** Every chain the request named for the rule (EVM, SVM or SOL); a rule takes exactly one. */
   chains: string[];
   addresses: string[];
-  maxValue: string;
+  /** Decimal string; "" for no limit. */
+  maxPerCall: string;
   methods: string[];
+  /** Conditions the request gave that the service cannot enforce, by their JSON names. */
+  unsupported: string[];
 }
 
 export interface SigningRequest {
@@ -35,50 +47,73 @@ export interface SigningRequest {
   value?: string;
 }
 
+/** Most rules one policy holds. */
+export const MAX_POLICY_RULES = 100;
+
 const unique = <T>(xs: T[]) => [...new Set(xs)];
 
-function canonicalAddress(address: string, chains: string[]): string | null {
-  const evm = chains.length === 0 || chains.includes("EVM");
-  const sol = chains.length === 0 || chains.includes("SOL");
-  if (evm && isAddress(address, { strict: false })) return getAddress(address);
-  if (sol) {
-    try {
-      if (base58.decode(address).length === 32) return address;
-    } catch {
-      // not base58
-    }
+function canonicalAddress(address: string, chain: "EVM" | "SOL"): string | null {
+  if (chain === "EVM") return isAddress(address, { strict: false }) ? getAddress(address) : null;
+  try {
+    return base58.decode(address).length === 32 ? address : null;
+  } catch {
+    return null; // not base58
   }
-  return null;
 }
 
-/** Checks what the proto rules cannot (address shapes per chain, unique names) and normalises the rules. */
-export function validateRules(rules: PolicyRuleInput[]): WaasPolicyRuleRecord[] {
+/**
+ * Checks one rule beyond what the proto declares (a type, exactly one chain, address shapes of that chain,
+ * nothing the service cannot enforce) and normalises it. `field` is the rule's JSON path, for error payloads.
+ */
+function validateRule(r: PolicyRuleInput, field: string, ruleId: string): WaasPolicyRuleRecord {
+  if (r.name.trim() === "") throw badRequest("invalid_rule_name", "rule names must not be blank", { field: `${field}.name` });
+  if (r.unsupported.length)
+    throw badRequest("unsupported_rule_condition", `the service cannot enforce ${r.unsupported.join(", ")}: leave them out`, {
+      field: `${field}.${r.unsupported[0]}`,
+    });
+  if (r.ruleType !== "allow" && r.ruleType !== "deny")
+    throw badRequest("rule_type_required", "ruleType must be allow or deny", { field: `${field}.ruleType` });
+  const chains = unique(r.chains.map((c) => (c === "SVM" ? "SOL" : c)));
+  if (chains.length !== 1) throw badRequest("invalid_rule_chain", "a rule applies to exactly one chain: EVM or SVM", { field: `${field}.chain` });
+  const chain = chains[0];
+  if (chain !== "EVM" && chain !== "SOL") throw badRequest("invalid_rule_chain", `chain ${chain} is not supported`, { field: `${field}.chain` });
+  const addresses = unique(
+    r.addresses.map((a, j) => {
+      const c = canonicalAddress(a.trim(), chain);
+      if (!c) throw badRequest("invalid_address", `${a} is not an address of ${chain}`, { field: `${field}.addresses[${j}]` });
+      return c;
+    }),
+  );
+  return {
+    ruleId,
+    name: r.name.trim(),
+    ruleType: r.ruleType,
+    chain,
+    addresses,
+    maxPerCall: r.maxPerCall === "" ? null : r.maxPerCall,
+    methods: unique(r.methods),
+  };
+}
+
+/** Validates new rules (each gets a fresh ruleId). `list` is the request's field name, for error payloads. */
+export function validateRules(rules: PolicyRuleInput[], list = "rules"): WaasPolicyRuleRecord[] {
+  return rules.map((r, i) => validateRule(r, `${list}[${i}]`, randomUUID()));
+}
+
+/** The rules a policy would hold: at least one, at most MAX_POLICY_RULES, names unique (ignoring case). */
+function checkPolicy(rules: WaasPolicyRuleRecord[], list: string): void {
+  if (rules.length > MAX_POLICY_RULES)
+    throw badRequest("too_many_rules", `a policy holds at most ${MAX_POLICY_RULES} rules`, { field: list });
   const names = new Set<string>();
-  return rules.map((r, i) => {
-    const key = r.name.trim().toLowerCase();
-    if (key === "") throw badRequest("invalid_rule_name", "rule names must not be blank", { field: `rules[${i}].name` });
-    if (names.has(key)) throw badRequest("duplicate_rule_name", `two rules are named ${r.name}`, { field: `rules[${i}].name` });
+  for (const r of rules) {
+    const key = r.name.toLowerCase();
+    if (names.has(key)) throw badRequest("duplicate_rule_name", `two rules are named ${r.name}`, { field: list });
     names.add(key);
-    const chains = unique(r.chains);
-    const addresses = unique(
-      r.addresses.map((a, j) => {
-        const c = canonicalAddress(a.trim(), chains);
-        if (!c)
-          throw badRequest("invalid_address", `${a} is not an address of ${chains.length ? chains.join(" or ") : "a supported chain"}`, {
-            field: `rules[${i}].addresses[${j}]`,
-          });
-        return c;
-      }),
-    );
-    return {
-      name: r.name.trim(),
-      type: r.type as "allow" | "deny",
-      chains,
-      addresses,
-      maxValue: r.maxValue === "" ? null : r.maxValue,
-      methods: unique(r.methods),
-    };
-  });
+  }
+}
+
+function requireRules(rules: unknown[], list: string): void {
+  if (rules.length === 0) throw badRequest("rules_required", `${list} must name at least one rule`, { field: list });
 }
 
 /** Compares non-negative decimal strings ("12", "0.5") exactly. */
@@ -97,26 +132,29 @@ function sameAddress(a: string, b: string) {
 }
 
 function matches(rule: WaasPolicyRuleRecord, req: SigningRequest): boolean {
-  if (rule.chains.length && !rule.chains.includes(req.chain)) return false;
+  if (rule.chain !== req.chain) return false;
   if (rule.methods.length && !rule.methods.includes(req.method)) return false;
   if (req.to !== undefined && rule.addresses.length && !rule.addresses.some((a) => sameAddress(a, req.to!))) return false;
-  if (req.value !== undefined && rule.maxValue !== null) {
-    const over = compareDecimal(req.value, rule.maxValue) > 0;
-    // An allow rule permits values up to maxValue; a deny rule refuses values above it.
-    if (rule.type === "allow" ? over : !over) return false;
+  if (req.value !== undefined && rule.maxPerCall !== null) {
+    const over = compareDecimal(req.value, rule.maxPerCall) > 0;
+    // An allow rule permits values up to maxPerCall; a deny rule refuses values above it.
+    if (rule.ruleType === "allow" ? over : !over) return false;
   }
   return true;
 }
 
 /** The policy's verdict on a request, naming the deciding rule when one decided. */
-export function evaluatePolicy(rules: WaasPolicyRuleRecord[] | null, req: SigningRequest): { allowed: boolean; rule?: string } {
+export function evaluatePolicy(
+  rules: WaasPolicyRuleRecord[] | null,
+  req: SigningRequest,
+): { allowed: boolean; rule?: string; ruleId?: string } {
   if (!rules) return { allowed: true };
-  const deny = rules.find((r) => r.type === "deny" && matches(r, req));
-  if (deny) return { allowed: false, rule: deny.name };
-  const allows = rules.filter((r) => r.type === "allow");
+  const deny = rules.find((r) => r.ruleType === "deny" && matches(r, req));
+  if (deny) return { allowed: false, rule: deny.name, ruleId: deny.ruleId };
+  const allows = rules.filter((r) => r.ruleType === "allow");
   if (allows.length === 0) return { allowed: true };
   const allow = allows.find((r) => matches(r, req));
-  return allow ? { allowed: true, rule: allow.name } : { allowed: false };
+  return allow ? { allowed: true, rule: allow.name, ruleId: allow.ruleId } : { allowed: false };
 }
 
 export async function getPolicy(deps: Pick<Deps, "db">, access: EnvironmentAccess) {
@@ -125,45 +163,84 @@ export async function getPolicy(deps: Pick<Deps, "db">, access: EnvironmentAcces
   return p;
 }
 
-const policyExists = () => conflict("waas_policy_already_exists", "this environment already has a WaaS policy: update it with PUT");
+type RecordFn = Parameters<Parameters<typeof audited>[2]>[1];
 
-export async function createPolicy(deps: Pick<Deps, "db">, access: EnvironmentAccess, rules: PolicyRuleInput[]) {
-  const valid = validateRules(rules);
+/** Writes the new rules of a locked policy and records the change (before: its rules until now). */
+async function save(t: Queryable, record: RecordFn, before: repo.WaasPolicyRecord, rules: WaasPolicyRuleRecord[], created: boolean) {
+  const updated = (await repo.updateWaasPolicy(t, before.environmentId, rules))!;
+  await record(
+    created
+      ? { action: "waas_policy.created", resourceType: "waas_policy", resourceId: updated.id, after: { rules: updated.rules } }
+      : {
+          action: "waas_policy.updated",
+          resourceType: "waas_policy",
+          resourceId: updated.id,
+          before: { rules: before.rules },
+          after: { rules: updated.rules },
+        },
+  );
+  return updated;
+}
+
+/** Adds rules, creating the policy when the environment has none; tells which it did. */
+export async function addRules(deps: Pick<Deps, "db">, access: EnvironmentAccess, inputs: PolicyRuleInput[], list: string) {
+  requireRules(inputs, list);
+  const added = validateRules(inputs, list);
   return audited(deps, access, async (t, record) => {
-    let created: repo.WaasPolicyRecord | null;
-    try {
-      created = await repo.insertWaasPolicy(t, access.environmentId, valid);
-    } catch (err) {
-      if ((err as { code?: string }).code === "23505") throw policyExists();
-      throw err;
-    }
-    if (!created) throw policyExists();
-    await record({ action: "waas_policy.created", resourceType: "waas_policy", resourceId: created.id, after: { rules: created.rules } });
-    return created;
+    // Create-if-missing first, then lock: concurrent adds queue on the row instead of racing to insert it.
+    const created = (await repo.insertWaasPolicy(t, access.environmentId)) !== null;
+    const before = (await repo.findWaasPolicyForUpdate(t, access.environmentId))!;
+    const rules = [...before.rules, ...added];
+    checkPolicy(rules, list);
+    return { policy: await save(t, record, before, rules, created), created };
   });
 }
 
-export async function updatePolicy(deps: Pick<Deps, "db">, access: EnvironmentAccess, rules: PolicyRuleInput[]) {
-  const valid = validateRules(rules);
+async function lockPolicy(t: Queryable, environmentId: string) {
+  const p = await repo.findWaasPolicyForUpdate(t, environmentId);
+  if (!p) throw notFound("waas policy");
+  return p;
+}
+
+/** Replaces every rule (Sigil's earlier PUT); the new rules get new ruleIds. */
+export async function replaceRules(deps: Pick<Deps, "db">, access: EnvironmentAccess, inputs: PolicyRuleInput[], list: string) {
+  requireRules(inputs, list);
+  const rules = validateRules(inputs, list);
+  checkPolicy(rules, list);
+  return audited(deps, access, async (t, record) => save(t, record, await lockPolicy(t, access.environmentId), rules, false));
+}
+
+/** Each input replaces the rule with its ruleId (which it keeps); 404 when one names no rule of the policy. */
+export async function updateRules(deps: Pick<Deps, "db">, access: EnvironmentAccess, inputs: PolicyRuleInput[], list: string) {
+  requireRules(inputs, list);
+  const changes = inputs.map((r, i) => {
+    if (r.ruleId === "") throw badRequest("rule_id_required", "each rule to update needs its ruleId", { field: `${list}[${i}].ruleId` });
+    return validateRule(r, `${list}[${i}]`, r.ruleId);
+  });
+  const ids = changes.map((c) => c.ruleId);
+  if (new Set(ids).size !== ids.length) throw badRequest("duplicate_rule_id", "a ruleId appears twice", { field: list });
   return audited(deps, access, async (t, record) => {
-    const before = await repo.findWaasPolicy(t, access.environmentId);
-    if (!before) throw notFound("waas policy");
-    const updated = (await repo.updateWaasPolicy(t, access.environmentId, valid))!;
-    await record({
-      action: "waas_policy.updated",
-      resourceType: "waas_policy",
-      resourceId: updated.id,
-      before: { rules: before.rules },
-      after: { rules: updated.rules },
-    });
-    return updated;
+    const before = await lockPolicy(t, access.environmentId);
+    for (const id of ids) if (!before.rules.some((r) => r.ruleId === id)) throw notFound(`waas policy rule ${id}`);
+    const rules = before.rules.map((r) => changes.find((c) => c.ruleId === r.ruleId) ?? r);
+    checkPolicy(rules, list);
+    return save(t, record, before, rules, false);
   });
 }
 
-export async function deletePolicy(deps: Pick<Deps, "db">, access: EnvironmentAccess) {
-  await audited(deps, access, async (t, record) => {
-    const deleted = await repo.deleteWaasPolicy(t, access.environmentId);
-    if (!deleted) throw notFound("waas policy");
-    await record({ action: "waas_policy.deleted", resourceType: "waas_policy", resourceId: deleted.id, before: { rules: deleted.rules } });
+/**
+ * Removes the rules with these ids; 404 when one names no rule of the policy. Removing the last rule
+ * removes the policy; the answer is then the policy as it ended, without rules.
+ */
+export async function deleteRules(deps: Pick<Deps, "db">, access: EnvironmentAccess, ruleIds: string[]) {
+  requireRules(ruleIds, "ruleIdsToDelete");
+  return audited(deps, access, async (t, record) => {
+    const before = await lockPolicy(t, access.environmentId);
+    for (const id of ruleIds) if (!before.rules.some((r) => r.ruleId === id)) throw notFound(`waas policy rule ${id}`);
+    const rules = before.rules.filter((r) => !ruleIds.includes(r.ruleId));
+    if (rules.length > 0) return { policy: await save(t, record, before, rules, false), deleted: false };
+    await repo.deleteWaasPolicy(t, access.environmentId);
+    await record({ action: "waas_policy.deleted", resourceType: "waas_policy", resourceId: before.id, before: { rules: before.rules } });
+    return { policy: { ...before, rules: [], updatedAt: new Date() }, deleted: true };
   });
 }

@@ -95,6 +95,8 @@ export async function verifyWaasSessionToken(deps: Pick<Deps, "db" | "sealer">, 
  * Member (account) tokens are bound to no environment and answer false.
  */
 export async function verifyApiKey(deps: Pick<Deps, "db">, access: EnvironmentAccess, apiKey: string): Promise<boolean> {
+  // No key given: the token of the call itself (an API token of this environment, still active).
+  if (apiKey === "") return access.actor.accountId === null && repo.isActiveEnvironmentTokenId(deps.db, access.environmentId, access.actor.tokenId);
   if (!looksLikeApiToken(apiKey)) return false;
   return repo.isActiveEnvironmentToken(deps.db, access.environmentId, hashApiToken(apiKey));
 }

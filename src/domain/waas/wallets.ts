@@ -22,6 +22,18 @@ const keyOwner = (walletId: string) => `waas_wallet:${walletId}`;
 
 export const delegatedAccessActive = (w: WaasWalletRecord) => w.delegatedAccessGrantedAt !== null && w.delegatedAccessRevokedAt === null;
 
+/**
+ * The chains of a create request, deduplicated in request order: `chains` (the published client's form) and
+ * `chain`. SVM (the client's name for the Solana VM) is SOL. 400 when none is given.
+ */
+export function waasChainsOf(chains: readonly string[], chain: string): ("EVM" | "SOL")[] {
+  const all = [...chains, ...(chain ? [chain] : [])].map((c) => (c === "SVM" ? "SOL" : c));
+  const unique = [...new Set(all)];
+  if (unique.length === 0) throw badRequest("chain_required", "give chain or chains", { field: "chains" });
+  for (const c of unique) if (c !== "EVM" && c !== "SOL") throw badRequest("unsupported_chain", `chain ${c} is not supported`, { field: "chains" });
+  return unique as ("EVM" | "SOL")[];
+}
+
 /** Audit snapshot of a wallet (public data only). */
 const snapshot = (w: WaasWalletRecord) => ({
   chain: w.chain,
@@ -119,14 +131,14 @@ export async function revokeWalletDelegatedAccess(deps: Pick<Deps, "db">, access
  * Signs a message with the wallet's key under delegated access: EIP-191 personal_sign (EVM) or ed25519
  * over the UTF-8 bytes, base58 (SOL). Refused with 422 when delegated access is not active or the
  * environment's policy does not allow it. Each signature is recorded in the audit trail (the message's
- * SHA-256, not the message).
+ * SHA-256, not the message) under a fresh operation id, which is returned with the signature.
  */
 export async function signWithDelegatedAccess(
   deps: Pick<Deps, "db" | "sealer">,
   access: EnvironmentAccess,
   walletId: string,
   message: string,
-): Promise<string> {
+): Promise<{ signature: string; operationId: string }> {
   return audited(deps, access, async (t, record) => {
     const w = await repo.lockWaasWalletWithKey(t, access.environmentId, walletId);
     if (!w) throw notFound("waas wallet");
@@ -139,7 +151,7 @@ export async function signWithDelegatedAccess(
       throw unprocessable(
         "policy_denied",
         verdict.rule ? `the WaaS policy rule ${verdict.rule} denies this request` : "no rule of the WaaS policy allows this request",
-        verdict.rule ? { rule: verdict.rule } : undefined,
+        verdict.rule ? { rule: verdict.rule, ruleId: verdict.ruleId } : undefined,
       );
     const key = openWalletKey(deps.sealer, w.privateKeySealed, keyOwner(w.id));
     let signature: string;
@@ -148,13 +160,14 @@ export async function signWithDelegatedAccess(
     } finally {
       key.fill(0);
     }
+    const operationId = randomUUID();
     await record({
       action: "waas_wallet.message_signed",
       resourceType: "waas_wallet",
       resourceId: w.id,
-      after: { chain: w.chain, messageSha256: createHash("sha256").update(message, "utf8").digest("hex") },
+      after: { chain: w.chain, operationId, messageSha256: createHash("sha256").update(message, "utf8").digest("hex") },
     });
-    return signature;
+    return { signature, operationId };
   });
 }
 
@@ -164,11 +177,13 @@ export async function recordKeyShareBackups(
   access: EnvironmentAccess,
   walletId: string,
   locations: { location: string; externalKeyShareId: string }[],
+  /** When given, the wallet must belong to this user (404 otherwise, as for a wallet that does not exist). */
+  ownerId: string | null = null,
 ) {
   const distinct = [...new Map(locations.map((l) => [`${l.location}\u0000${l.externalKeyShareId}`, l])).values()];
   return audited(deps, access, async (t, record) => {
     const w = await repo.findWaasWallet(t, access.environmentId, walletId);
-    if (!w) throw notFound("waas wallet");
+    if (!w || (ownerId !== null && w.userId !== ownerId)) throw notFound("waas wallet");
     const stored = await repo.upsertKeyShareBackups(t, access.environmentId, walletId, distinct);
     for (const { record: b, created } of stored)
       await record({

@@ -119,6 +119,11 @@ async function resolveUser(t: Queryable, access: EnvironmentAccess, id: UserIden
   return userId;
 }
 
+/** Finds the user the identifier names or creates it (audited); 404 for an unknown user id. */
+export async function findOrCreateUser(deps: Deps, access: EnvironmentAccess, id: UserIdentifier): Promise<string> {
+  return audited(deps, access, (t, record) => resolveUser(t, access, id, record));
+}
+
 /**
  * Finds or creates the user and pregenerates one embedded wallet per chain, all in one transaction with
  * the audit rows. 422 embedded_wallet_already_exists when the user has a live embedded wallet on one of
@@ -181,8 +186,6 @@ export async function pregenerateEmbeddedWallets(deps: Deps, access: Environment
 
 /** The versions of the environment's live embedded wallets with their counts, and the default for new ones. */
 export async function embeddedWalletVersions(deps: Deps, access: EnvironmentAccess) {
-  return {
-    versions: await wallets.countEmbeddedWalletVersions(deps.db, access.environmentId),
-    defaultVersion: DEFAULT_EMBEDDED_WALLET_VERSION,
-  };
+  const versions = await wallets.countEmbeddedWalletVersions(deps.db, access.environmentId);
+  return { versions, defaultVersion: DEFAULT_EMBEDDED_WALLET_VERSION, activeVersions: versions.map((v) => v.version) };
 }

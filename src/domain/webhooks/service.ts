@@ -168,15 +168,40 @@ export async function listWebhookMessages(
   opts: { offset: number; limit: number; status?: string },
 ) {
   await getWebhook(deps, access, webhookId);
-  return webhooks.listWebhookMessages(deps.db, access.environmentId, webhookId, opts);
+  const { items, count } = await webhooks.listWebhookMessages(deps.db, access.environmentId, webhookId, opts);
+  return { items: await withLatestDelivery(deps, access, items), count };
 }
 
-/** A message of the endpoint and its delivery attempts (404 when the message belongs to another endpoint). */
+/**
+ * A message as one of its delivery attempts shows it (the published client's WebhookMessage is such a
+ * pair), with the creation time of its event (null for the ping, which has none).
+ */
+export interface MessageView {
+  message: webhooks.WebhookMessageRecord;
+  delivery: webhooks.WebhookDeliveryRecord | null;
+  eventCreatedAt: Date | null;
+}
+
+function eventTimes(deps: Deps, access: EnvironmentAccess, messages: webhooks.WebhookMessageRecord[]) {
+  const ids = [...new Set(messages.flatMap((m) => (m.eventId ? [m.eventId] : [])))];
+  return webhooks.eventCreationTimes(deps.db, access.environmentId, ids);
+}
+
+async function withLatestDelivery(deps: Deps, access: EnvironmentAccess, messages: webhooks.WebhookMessageRecord[]): Promise<MessageView[]> {
+  const [latest, created] = await Promise.all([
+    webhooks.latestWebhookDeliveries(deps.db, access.environmentId, messages.map((m) => m.id)),
+    eventTimes(deps, access, messages),
+  ]);
+  return messages.map((message) => ({ message, delivery: latest.get(message.id) ?? null, eventCreatedAt: created.get(message.eventId ?? "") ?? null }));
+}
+
+/** A message of the endpoint once per delivery attempt, oldest first (404 when the message belongs to another endpoint). */
 export async function getWebhookMessageDeliveries(deps: Deps, access: EnvironmentAccess, webhookId: string, messageId: string) {
   const message = await webhooks.findWebhookMessage(deps.db, access.environmentId, webhookId, messageId);
   if (!message) throw notFound("webhook message");
   const deliveries = await webhooks.listWebhookDeliveries(deps.db, access.environmentId, messageId);
-  return { message, deliveries };
+  const eventCreatedAt = await eventTimes(deps, access, [message]);
+  return deliveries.map((delivery): MessageView => ({ message, delivery, eventCreatedAt: eventCreatedAt.get(message.eventId ?? "") ?? null }));
 }
 
 /**

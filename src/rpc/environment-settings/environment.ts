@@ -35,11 +35,11 @@ const toSdkView = (v: sdkViews.SdkView) => ({
   customized: v.customized,
   updatedAt: ts(v.updatedAt),
 });
-const toTestAccount = (a: TestAccountRecord, otpCode = "") => ({
+const toTestAccount = (a: TestAccountRecord, code: string) => ({
   id: a.id,
   email: str(a.email),
-  phoneNumber: str(a.phoneNumber),
-  otpCode,
+  phone: str(a.phoneNumber),
+  code,
   projectEnvironmentId: a.environmentId,
   createdAt: ts(a.createdAt),
 });
@@ -48,8 +48,10 @@ export function registerEnvironmentSettings(router: ConnectRouter, deps: Deps) {
   const toHostname = (h: CustomHostnameRecord) => ({
     id: h.id,
     hostname: h.hostname,
-    status: h.status,
-    verificationRecords: hostnames.verificationRecords(h, deps.config.publicUrl),
+    usage: h.usage,
+    // The published client's CustomHostnameStatusEnum calls a failed verification "error".
+    status: h.status === "failed" ? "error" : h.status,
+    verificationRecords: hostnames.verificationRecords(h, deps.config.publicUrl).map((r) => ({ ...r, dnsRecordType: r.type })),
     projectEnvironmentId: h.environmentId,
     verifiedAt: ts(h.verifiedAt),
     createdAt: ts(h.createdAt),
@@ -121,7 +123,7 @@ export function registerEnvironmentSettings(router: ConnectRouter, deps: Deps) {
     },
     async createCustomHostname(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return { customHostname: toHostname(await hostnames.createCustomHostname(deps, access, req.hostname)) };
+      return { customHostname: toHostname(await hostnames.createCustomHostname(deps, access, req.hostname, (req.usage || "cookies") as "cookies" | "globalWallet")) };
     },
     async deleteCustomHostname(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
@@ -133,7 +135,8 @@ export function registerEnvironmentSettings(router: ConnectRouter, deps: Deps) {
   router.service(TestAccountsService, {
     async getTestAccount(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return { testAccount: toTestAccount(await testAccount.getTestAccount(deps, access)) };
+      const { account, otpCode } = await testAccount.getTestAccount(deps, access);
+      return { testAccount: toTestAccount(account, otpCode) };
     },
     async createTestAccount(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
@@ -155,7 +158,18 @@ export function registerEnvironmentSettings(router: ConnectRouter, deps: Deps) {
       // Not environment-bound: any token (environment or member) with settings.read reads the same table.
       tokenCaller(ctx);
       const list = await rates.listExchangeRates(deps);
-      return { exchangeRates: list.map((r) => ({ ...r, updatedAt: ts(r.updatedAt) })) };
+      // The stored decimal string becomes the client's number (a double holds the configured precision).
+      return {
+        exchangeRates: list.map((r) => ({
+          name: r.name,
+          symbol: r.symbol,
+          type: r.type,
+          code: r.currency,
+          value: Number(r.rate),
+          source: r.source,
+          updatedAt: ts(r.updatedAt),
+        })),
+      };
     },
   });
 }

@@ -3,10 +3,11 @@ import { BillingService } from "../../gen/sigil/billing/v0/billing_service_pb.js
 import { SsoProvidersService } from "../../gen/sigil/sso/v0/sso_providers_service_pb.js";
 import type { SsoProviderRecord } from "../../db/repositories/sso-providers.js";
 import * as billing from "../../domain/billing/service.js";
-import { catalogue } from "../../domain/billing/catalogue.js";
+import { catalogue, clientPlanType } from "../../domain/billing/catalogue.js";
 import type { Deps } from "../../domain/deps.js";
 import * as sso from "../../domain/sso/service.js";
 import { organizationAccess } from "../../domain/tenancy/access.js";
+import { badRequest } from "../../errors.js";
 import { orNull, str, ts } from "../mappers.js";
 
 const toSubscription = (s: billing.Subscription) => ({
@@ -23,7 +24,19 @@ const toSubscription = (s: billing.Subscription) => ({
     ? { code: s.coupon.code, percentOff: s.coupon.percentOff, durationMonths: s.coupon.durationMonths, appliedAt: ts(s.coupon.appliedAt) }
     : undefined,
   planChangedAt: ts(s.planChangedAt),
+  planType: clientPlanType(s.plan),
+  hasPaymentMethod: false,
+  inTrial: false,
+  scope: ["environment"],
+  version: catalogue.version,
 });
+
+/** The coupon code under Sigil's name (`code`) or the published client's (`coupon`). */
+function couponCode(req: { code: string; coupon: string }): string {
+  const code = req.code || req.coupon;
+  if (!code) throw badRequest("validation_error", "invalid request: coupon is required", { errors: [{ field: "coupon", message: "is required" }] });
+  return code;
+}
 
 type SsoRequest = {
   protocol: string;
@@ -34,18 +47,44 @@ type SsoRequest = {
   certificate: string;
   enforce: boolean;
   domains: string[];
+  // The published client's fields.
+  provider: string;
+  ssoDomain: string;
+  emailDomain: string;
+  enforceOnlySso?: boolean;
 };
 
-const ssoInput = (req: SsoRequest): sso.SsoProviderInput => ({
-  protocol: req.protocol as "oidc" | "saml",
-  issuer: orNull(req.issuer),
-  entryPoint: orNull(req.entryPoint),
-  clientId: orNull(req.clientId),
-  clientSecret: orNull(req.clientSecret),
-  certificate: orNull(req.certificate),
-  enforce: req.enforce,
-  domains: req.domains,
-});
+/**
+ * The configuration from Sigil's fields or the published client's (provider "okta" is an OIDC provider,
+ * ssoDomain the issuer's host, emailDomain a domain). `current`, on an update, fills what the client's
+ * partial body leaves out.
+ */
+function ssoInput(req: SsoRequest, current?: SsoProviderRecord): sso.SsoProviderInput {
+  const provider = req.provider === "okta" ? "oidc" : req.provider;
+  const protocol = req.protocol || provider || current?.protocol;
+  if (!protocol) throw badRequest("validation_error", "invalid request: protocol is required", { errors: [{ field: "protocol", message: "is required" }] });
+  const issuer = req.issuer || (req.ssoDomain ? `https://${req.ssoDomain}` : "");
+  const domains = req.domains.length > 0 ? req.domains : req.emailDomain ? [req.emailDomain] : [];
+  const partial = current !== undefined && !req.protocol;
+  return {
+    protocol: protocol as "oidc" | "saml",
+    issuer: orNull(issuer) ?? (partial ? current.issuer : null),
+    entryPoint: orNull(req.entryPoint) ?? (partial ? current.entryPoint : null),
+    clientId: orNull(req.clientId) ?? (partial ? current.clientId : null),
+    clientSecret: orNull(req.clientSecret),
+    certificate: orNull(req.certificate) ?? (partial ? current.certificate : null),
+    enforce: req.enforceOnlySso ?? (partial ? current.enforce : req.enforce),
+    domains: domains.length > 0 || !partial ? domains : current.domains,
+  };
+}
+
+const hostOf = (url: string | null) => {
+  try {
+    return url ? new URL(url).host : "";
+  } catch {
+    return "";
+  }
+};
 
 export function registerOrganizationExtras(router: ConnectRouter, deps: Deps) {
   const toSso = (p: SsoProviderRecord) => ({
@@ -63,6 +102,11 @@ export function registerOrganizationExtras(router: ConnectRouter, deps: Deps) {
     redirectUrl: sso.ssoRedirectUrl(deps.config.publicUrl, p.id),
     createdAt: ts(p.createdAt),
     updatedAt: ts(p.updatedAt),
+    provider: p.protocol,
+    ssoDomain: hostOf(p.issuer),
+    emailDomain: p.domains[0] ?? "",
+    maskedClientSecret: p.clientSecretSealed !== null ? "********" : "",
+    enforceOnlySso: p.enforce,
   });
 
   router.service(BillingService, {
@@ -72,7 +116,7 @@ export function registerOrganizationExtras(router: ConnectRouter, deps: Deps) {
     },
     async applyCoupon(req, ctx) {
       const access = await organizationAccess(deps, ctx, req.organizationId);
-      return { subscription: toSubscription(await billing.applyCoupon(deps, access, req.code)) };
+      return { subscription: toSubscription(await billing.applyCoupon(deps, access, couponCode(req))) };
     },
     async upgradeSubscription(req, ctx) {
       const access = await organizationAccess(deps, ctx, req.organizationId);
@@ -91,7 +135,9 @@ export function registerOrganizationExtras(router: ConnectRouter, deps: Deps) {
     },
     async updateSsoProvider(req, ctx) {
       const access = await organizationAccess(deps, ctx, req.organizationId);
-      return { ssoProvider: toSso(await sso.updateSsoProvider(deps, access, req.ssoProviderId, ssoInput(req))) };
+      const current = await sso.getSsoProvider(deps, access);
+      const input = ssoInput(req, current.id === req.ssoProviderId ? current : undefined);
+      return { ssoProvider: toSso(await sso.updateSsoProvider(deps, access, req.ssoProviderId, input)) };
     },
     async deleteSsoProvider(req, ctx) {
       const access = await organizationAccess(deps, ctx, req.organizationId);

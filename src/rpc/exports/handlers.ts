@@ -27,7 +27,11 @@ export function toExport(e: exportsDomain.ExportRecord): Export {
       createdAfter: e.filter.createdAfter ? timestampFromDate(new Date(e.filter.createdAfter)) : undefined,
       createdBefore: e.filter.createdBefore ? timestampFromDate(new Date(e.filter.createdBefore)) : undefined,
     }),
-    status: e.status,
+    // The published client knows pending, completed and failed: a running export is still pending there;
+    // `phase` keeps Sigil's finer state.
+    status: e.status === "running" ? "pending" : e.status,
+    phase: e.status,
+    downloadUrl: e.status === "completed" ? `/api/v0/environments/${e.environmentId}/exports/${e.id}/download` : "",
     rowCount: e.rowCount,
     byteSize: BigInt(e.byteSize),
     error: e.error ?? "",
@@ -58,7 +62,7 @@ export function registerExports(router: ConnectRouter, deps: Deps) {
     },
     async listExports(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      const { items, count } = await exportsDomain.listExports(deps, access, pageOf(req));
+      const { items, count } = await exportsDomain.listExports(deps, access, pageOf(req), req.model || null);
       return { exports: items.map(toExport), count };
     },
     async getExport(req, ctx) {

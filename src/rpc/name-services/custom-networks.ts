@@ -18,11 +18,20 @@ function toNetwork(n: CustomNetworkRecord) {
     chainId: BigInt(n.chainId),
     rpcUrls: n.rpcUrls,
     blockExplorerUrls: n.blockExplorerUrls,
-    nativeCurrency: n.nativeCurrency,
-    iconUrl: str(n.iconUrl),
+    nativeCurrency: { ...n.nativeCurrency, iconUrl: str(n.nativeCurrency.iconUrl) },
+    iconUrl: n.iconUrl ?? "",
     testnet: n.testnet,
     createdAt: ts(n.createdAt),
     updatedAt: ts(n.updatedAt),
+    // The published client's flat form.
+    networkType: "EVM",
+    chainName: n.name,
+    rpcUrl: n.rpcUrls[0] ?? "",
+    blockExplorerUrl: n.blockExplorerUrls[0] ?? "",
+    nativeCurrencyName: n.nativeCurrency.name,
+    nativeCurrencySymbol: n.nativeCurrency.symbol,
+    nativeCurrencyIconUrl: n.nativeCurrency.iconUrl ?? "",
+    nativeCurrencyDecimals: n.nativeCurrency.decimals,
   };
 }
 
@@ -34,19 +43,45 @@ interface NetworkRequest {
   nativeCurrency?: NativeCurrency;
   iconUrl: string;
   testnet: boolean;
+  chainName: string;
+  rpcUrl: string;
+  blockExplorerUrl: string;
+  nativeCurrencyName: string;
+  nativeCurrencySymbol: string;
+  nativeCurrencyIconUrl: string;
+  nativeCurrencyDecimals?: number;
 }
 
+/**
+ * The network from either request form: Sigil's (name, rpcUrls, nativeCurrency {...}) or the published
+ * client's flat CustomNetworkRequest (chainName, rpcUrl, nativeCurrency*). Fields of Sigil's form win
+ * where both are given.
+ */
 function inputOf(req: NetworkRequest): CustomNetworkInput {
   // int64 arrives as bigint; beyond 2^53 it could not round-trip through JSON numbers, so it is refused.
   if (req.chainId <= 0n || req.chainId > BigInt(Number.MAX_SAFE_INTEGER))
     throw badRequest("invalid_chain_id", "chainId must be a positive integer", { field: "chainId" });
-  const c = req.nativeCurrency!; // required: checked by the validation interceptor
+  const name = req.name || req.chainName;
+  const rpcUrls = req.rpcUrls.length ? req.rpcUrls : req.rpcUrl ? [req.rpcUrl] : [];
+  const c = req.nativeCurrency;
+  const currency = c
+    ? { name: c.name, symbol: c.symbol, decimals: c.decimals, iconUrl: orNull(c.iconUrl) }
+    : { name: req.nativeCurrencyName, symbol: req.nativeCurrencySymbol, decimals: req.nativeCurrencyDecimals, iconUrl: orNull(req.nativeCurrencyIconUrl) };
+  const missing = [
+    !name && { field: "name", message: "is required (or chainName)" },
+    !rpcUrls.length && { field: "rpcUrls", message: "is required (or rpcUrl)" },
+    !currency.name && { field: "nativeCurrency.name", message: "is required (or nativeCurrencyName)" },
+    !currency.symbol && { field: "nativeCurrency.symbol", message: "is required (or nativeCurrencySymbol)" },
+    currency.decimals === undefined && { field: "nativeCurrencyDecimals", message: "is required (or nativeCurrency.decimals)" },
+  ].filter((v): v is { field: string; message: string } => Boolean(v));
+  if (missing.length)
+    throw badRequest("validation_error", `invalid request: ${missing.map((v) => `${v.field} ${v.message}`).join("; ")}`, { errors: missing });
   return {
-    name: req.name,
+    name,
     chainId: Number(req.chainId),
-    rpcUrls: req.rpcUrls,
-    blockExplorerUrls: req.blockExplorerUrls,
-    nativeCurrency: { name: c.name, symbol: c.symbol, decimals: c.decimals },
+    rpcUrls,
+    blockExplorerUrls: req.blockExplorerUrls.length ? req.blockExplorerUrls : req.blockExplorerUrl ? [req.blockExplorerUrl] : [],
+    nativeCurrency: { ...currency, decimals: currency.decimals! },
     iconUrl: orNull(req.iconUrl),
     testnet: req.testnet,
   };
@@ -58,7 +93,7 @@ export function registerCustomNetworks(router: ConnectRouter, deps: Deps) {
     async listCustomNetworks(req, ctx) {
       const access = await organizationAccess(deps, ctx, req.organizationId);
       const { networks: list, count } = await networks.listNetworks(deps, access, pageOf(req));
-      return { customNetworks: list.map(toNetwork), count };
+      return { customNetworks: list.map((n) => ({ customNetwork: toNetwork(n) })), count };
     },
     async createCustomNetwork(req, ctx) {
       const access = await organizationAccess(deps, ctx, req.organizationId);

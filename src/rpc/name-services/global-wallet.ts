@@ -3,12 +3,15 @@ import { GlobalWalletAccessControlService } from "../../gen/sigil/global_wallet/
 import { GlobalWalletService } from "../../gen/sigil/global_wallet/v0/global_wallet_service_pb.js";
 import type { AccessControlRecord, AccessDomainRecord, AccessMode, DomainType } from "../../db/repositories/global-wallet-access.js";
 import type { GlobalWalletSettingsRecord } from "../../db/repositories/global-wallet.js";
+import type { ConnectionStatus, GlobalWalletConnectionRecord } from "../../db/repositories/global-wallet-connections.js";
 import type { Deps } from "../../domain/deps.js";
 import * as accessControl from "../../domain/global-wallet/access-control.js";
+import * as connections from "../../domain/global-wallet/connections.js";
 import * as settings from "../../domain/global-wallet/settings.js";
-import { environmentAccess } from "../../domain/tenancy/access.js";
+import { environmentAccess, type EnvironmentAccess } from "../../domain/tenancy/access.js";
+import { badRequest } from "../../errors.js";
 import { orNull, str, ts } from "../mappers.js";
-import { pageOf } from "../paging.js";
+import { MAX_LIMIT, pageOf } from "../paging.js";
 
 function toSettings(s: GlobalWalletSettingsRecord) {
   return {
@@ -19,6 +22,7 @@ function toSettings(s: GlobalWalletSettingsRecord) {
     popupPageTitle: str(s.popupPageTitle),
     customCssUrl: str(s.customCssUrl),
     termsUrl: str(s.termsUrl),
+    termsOfServiceUrl: str(s.termsUrl),
     privacyPolicyUrl: str(s.privacyPolicyUrl),
     enabledChains: s.enabledChains,
     enabledAt: ts(s.enabledAt),
@@ -27,11 +31,38 @@ function toSettings(s: GlobalWalletSettingsRecord) {
   };
 }
 
-function toAccessControl(a: AccessControlRecord) {
-  return { id: a.id, environmentId: a.environmentId, mode: a.mode, enabledAt: ts(a.enabledAt), createdAt: ts(a.createdAt), updatedAt: ts(a.updatedAt) };
+const toDomain = (d: AccessDomainRecord) => ({ id: d.id, domain: d.domain, type: d.type, createdAt: ts(d.createdAt) });
+
+function toAccessControl(a: AccessControlRecord, domains: AccessDomainRecord[]) {
+  return {
+    id: a.id,
+    environmentId: a.environmentId,
+    projectEnvironmentId: a.environmentId,
+    mode: a.mode,
+    type: accessControl.listedType(a.mode),
+    enabledAt: ts(a.enabledAt),
+    createdAt: ts(a.createdAt),
+    updatedAt: ts(a.updatedAt),
+    domains: domains.map(toDomain),
+  };
 }
 
-const toDomain = (d: AccessDomainRecord) => ({ id: d.id, domain: d.domain, type: d.type, createdAt: ts(d.createdAt) });
+/** The mode from either request form: mode (allowList, blockList) or the published client's type (allow, block). */
+function modeOf(req: { mode: string; type: string }): AccessMode {
+  if (req.mode) return req.mode as AccessMode;
+  if (req.type) return req.type === "allow" ? "allowList" : "blockList";
+  throw badRequest("validation_error", "invalid request: type is required (or mode)", { errors: [{ field: "type", message: "is required (or mode)" }] });
+}
+
+const toConnection = (c: GlobalWalletConnectionRecord) => ({
+  id: c.id,
+  userId: c.userId,
+  appUrl: c.appUrl,
+  status: c.status,
+  expiresAt: ts(c.expiresAt),
+  createdAt: ts(c.createdAt),
+  updatedAt: ts(c.updatedAt),
+});
 
 /** optional string on the wire -> undefined (keep), null (cleared by ""), or the value. */
 const change = (v: string | undefined) => (v === undefined ? undefined : orNull(v));
@@ -51,7 +82,7 @@ export function registerGlobalWallet(router: ConnectRouter, deps: Deps) {
           walletIconUrl: orNull(req.walletIconUrl),
           popupPageTitle: orNull(req.popupPageTitle),
           customCssUrl: orNull(req.customCssUrl),
-          termsUrl: orNull(req.termsUrl),
+          termsUrl: orNull(req.termsUrl || req.termsOfServiceUrl),
           privacyPolicyUrl: orNull(req.privacyPolicyUrl),
           enabledChains: req.enabledChains,
         }),
@@ -65,7 +96,7 @@ export function registerGlobalWallet(router: ConnectRouter, deps: Deps) {
           walletIconUrl: change(req.walletIconUrl),
           popupPageTitle: change(req.popupPageTitle),
           customCssUrl: change(req.customCssUrl),
-          termsUrl: change(req.termsUrl),
+          termsUrl: change(req.termsUrl ?? req.termsOfServiceUrl),
           privacyPolicyUrl: change(req.privacyPolicyUrl),
           enabledChains: req.enabledChains.length > 0 ? req.enabledChains : undefined,
         }),
@@ -75,39 +106,49 @@ export function registerGlobalWallet(router: ConnectRouter, deps: Deps) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
       return view(await settings.setGlobalWalletEnabled(deps, access, true));
     },
+    async listGlobalWalletConnections(req, ctx) {
+      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const filter = { userId: req.userId || undefined, status: (req.status || undefined) as ConnectionStatus | undefined };
+      const list = await connections.listConnections(deps, access, filter, pageOf(req));
+      return { connections: list.map(toConnection) };
+    },
     async disableGlobalWallet(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
       return view(await settings.setGlobalWalletEnabled(deps, access, false));
     },
   });
 
-  const controlView = (a: AccessControlRecord) => ({ accessControl: toAccessControl(a) });
+  // Answers of the mutations carry the access control with its domains (as many as a list page may hold).
+  const controlView = async (access: EnvironmentAccess, a: AccessControlRecord) => {
+    const { domains } = await accessControl.withDomains(deps, access, a, MAX_LIMIT);
+    return { accessControl: toAccessControl(a, domains) };
+  };
   router.service(GlobalWalletAccessControlService, {
     async listGlobalWalletAccessControlDomains(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
       const page = pageOf(req);
       const { control, domains, count } = await accessControl.getAccessControlWithDomains(deps, access, page);
-      return { accessControl: toAccessControl(control), domains: domains.map(toDomain), count };
+      return { accessControl: toAccessControl(control, domains), domains: domains.map(toDomain), count };
     },
     async createGlobalWalletAccessControl(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return controlView(await accessControl.createAccessControl(deps, access, req.mode as AccessMode));
+      return controlView(access, await accessControl.createAccessControl(deps, access, modeOf(req)));
     },
     async updateGlobalWalletAccessControl(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return controlView(await accessControl.updateAccessControl(deps, access, req.mode as AccessMode));
+      return controlView(access, await accessControl.updateAccessControl(deps, access, modeOf(req)));
     },
     async enableGlobalWalletAccessControl(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return controlView(await accessControl.setAccessControlEnabled(deps, access, true));
+      return controlView(access, await accessControl.setAccessControlEnabled(deps, access, true));
     },
     async disableGlobalWalletAccessControl(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return controlView(await accessControl.setAccessControlEnabled(deps, access, false));
+      return controlView(access, await accessControl.setAccessControlEnabled(deps, access, false));
     },
     async addGlobalWalletAccessControlDomain(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return { domain: toDomain(await accessControl.addDomain(deps, access, { domain: req.domain, type: req.type as DomainType })) };
+      return { domain: toDomain(await accessControl.addDomain(deps, access, { domain: req.domain, type: (req.type || undefined) as DomainType | undefined })) };
     },
     async deleteGlobalWalletAccessControlDomain(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);

@@ -14,6 +14,7 @@ function toNameService(n: NameServiceRecord) {
     chainName: n.chainName,
     domain: n.domain,
     ownerAddress: n.ownerAddress,
+    address: n.ownerAddress,
     enabledAt: ts(n.enabledAt),
     createdAt: ts(n.createdAt),
     updatedAt: ts(n.updatedAt),
@@ -55,7 +56,12 @@ export function registerNameServices(router: ConnectRouter, deps: Deps) {
     async fetchNameServiceSigningMessage(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
       const issued = await nameServices.issueSigningMessage(deps, access, req.chainName, { domain: req.domain, address: req.address });
-      return { message: issued.message, nonce: issued.nonce, expiresAt: timestampFromDate(issued.expiresAt) };
+      return {
+        message: issued.message,
+        unsignedMessage: issued.message,
+        nonce: issued.nonce,
+        expiresAt: timestampFromDate(issued.expiresAt),
+      };
     },
   });
 }

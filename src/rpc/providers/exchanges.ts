@@ -17,7 +17,9 @@ function toExchange(e: ExchangeRecord) {
     exchange: e.exchange,
     displayName: str(e.displayName),
     apiBaseUrl: str(e.apiBaseUrl),
-    apiKeyHint: e.apiKeyHint,
+    apiKeyHint: str(e.apiKeyHint),
+    socialProvider: str(e.socialProvider),
+    onRampProvider: str(e.onRampProvider),
     hasPassphrase: e.passphraseSealed !== null,
     enabledAt: ts(e.enabledAt),
     projectEnvironmentId: e.environmentId,
@@ -47,11 +49,13 @@ export function registerExchanges(router: ConnectRouter, deps: Deps) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
       const created = await exchanges.createExchange(deps, access, {
         exchange: req.exchange,
-        apiKey: req.apiKey,
-        apiSecret: req.apiSecret,
+        apiKey: orNull(req.apiKey),
+        apiSecret: orNull(req.apiSecret),
         passphrase: orNull(req.passphrase),
         displayName: orNull(req.displayName),
         apiBaseUrl: orNull(req.apiBaseUrl),
+        socialProvider: orNull(req.socialProvider),
+        onRampProvider: orNull(req.onRampProvider),
       });
       return { exchange: toExchange(created) };
     },

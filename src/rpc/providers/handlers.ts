@@ -146,12 +146,18 @@ export function registerProviders(router: ConnectRouter, deps: Deps) {
       return {
         providerUrls: list
           .filter((p) => OAUTH_KINDS.has(p.provider))
-          .map((p) => ({
-            provider: p.provider,
-            providerId: p.id,
-            redirectUrl: providers.redirectUrlFor(publicUrl, access.environmentId, p.provider),
-            authorizeHtmlUrl: `${sdkBaseUrl}/providers/${p.provider}/authorizeHtml`,
-          })),
+          .map((p) => {
+            const authorizeHtmlUrl = `${sdkBaseUrl}/providers/${p.provider}/authorizeHtml`;
+            return {
+              provider: p.provider,
+              providerId: p.id,
+              redirectUrl: providers.redirectUrlFor(publicUrl, access.environmentId, p.provider),
+              authorizeHtmlUrl,
+              // Required by the published client: where the sign-in starts when the kind has no endpoint.
+              authorizationUrl: p.authorizationUrl ?? authorizeHtmlUrl,
+              scopes: str(p.scopes),
+            };
+          }),
         sdkBaseUrl,
         jwksUrl: `${sdkBaseUrl}/.well-known/jwks.json`,
       };

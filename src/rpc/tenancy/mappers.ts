@@ -3,8 +3,8 @@ import type { Member } from "../../db/repositories/tenancy.js";
 import type { ProjectRecord } from "../../db/repositories/projects.js";
 import type { MfaSettingRecord } from "../../db/repositories/mfa-settings.js";
 import type { EnvironmentView } from "../../domain/environments/service.js";
-import { fromJson, type JsonObject } from "@bufbuild/protobuf";
-import { EnvironmentSettingsSchema } from "../../gen/sigil/projects/v0/projects_pb.js";
+import { create, fromJson, type JsonObject } from "@bufbuild/protobuf";
+import { EnvironmentSettingsSchema, KycFieldSchema } from "../../gen/sigil/projects/v0/projects_pb.js";
 import { str, ts } from "../mappers.js";
 
 export function toOrganization(o: OrganizationRecord) {
@@ -15,9 +15,9 @@ export function toOrganization(o: OrganizationRecord) {
     websiteUrl: str(o.websiteUrl),
     address: o.address
       ? {
-          line1: o.address.line1,
+          line1: str(o.address.line1),
           line2: str(o.address.line2),
-          city: o.address.city,
+          city: str(o.address.city),
           region: str(o.address.region),
           postalCode: str(o.address.postalCode),
           country: o.address.country,
@@ -41,11 +41,21 @@ export function toMember(m: Member) {
     role: m.role,
     createdAt: ts(m.createdAt),
     updatedAt: ts(m.updatedAt),
+    // The published client's OrganizationMember carries the person as a User: the member's account.
+    user: {
+      id: m.accountId,
+      // An account belongs to no environment.
+      projectEnvironmentId: "",
+      email: str(m.email),
+      alias: str(m.alias),
+      firstName: str(m.firstName),
+      lastName: str(m.lastName),
+    },
   };
 }
 
 export function toMfaSetting(s: MfaSettingRecord) {
-  return { mfaDeviceType: s.deviceType, enabled: s.enabled, updatedAt: ts(s.updatedAt) };
+  return { mfaDeviceType: s.deviceType, enabled: s.enabled, updatedAt: ts(s.updatedAt), enabledAt: s.enabled ? ts(s.updatedAt) : undefined };
 }
 
 export function toProject(p: ProjectRecord) {
@@ -60,14 +70,33 @@ export function toProject(p: ProjectRecord) {
   };
 }
 
+/** Fields collected from end users that are unique per environment and verified with a one-time code. */
+const VERIFIED_FIELDS = new Set(["email", "phoneNumber"]);
+
+/** The settings message: the stored document plus kyc, the client's view of sdk.collectUserData. */
+export function toEnvironmentSettings(settings: EnvironmentView["settings"]) {
+  // Stored in the message's own JSON form; fields a later version dropped are ignored.
+  const message = fromJson(EnvironmentSettingsSchema, settings as unknown as JsonObject, { ignoreUnknownFields: true });
+  const collect = (settings.sdk.collectUserData ?? {}) as Record<string, { enabled?: boolean; required?: boolean }>;
+  message.kyc = Object.entries(collect).map(([name, rule]) =>
+    create(KycFieldSchema, {
+      name,
+      enabled: rule?.enabled ?? false,
+      required: rule?.required ?? false,
+      unique: VERIFIED_FIELDS.has(name),
+      verify: VERIFIED_FIELDS.has(name),
+    }),
+  );
+  return message;
+}
+
 export function toEnvironment(e: EnvironmentView) {
   return {
     id: e.id,
     projectId: e.projectId,
     organizationId: e.organizationId,
     name: e.name,
-    // Stored in the message's own JSON form; fields a later version dropped are ignored.
-    settings: fromJson(EnvironmentSettingsSchema, e.settings as JsonObject, { ignoreUnknownFields: true }),
+    settings: toEnvironmentSettings(e.settings),
     createdAt: ts(e.createdAt),
     updatedAt: ts(e.updatedAt),
   };

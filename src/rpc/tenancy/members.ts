@@ -23,7 +23,10 @@ export function registerMembers(router: ConnectRouter, deps: Deps) {
     },
     async delegateOwnership(req, ctx) {
       const access = await resourceOrganizationAccess(deps, ctx, "members", req.memberId);
-      const r = await members.delegateOwnership(deps, access, req.memberId);
+      // The client's form names the delegating owner in the path and the new owner in the body.
+      const r = req.adminMemberIdToDelegate
+        ? await members.delegateOwnership(deps, access, req.adminMemberIdToDelegate, req.memberId)
+        : await members.delegateOwnership(deps, access, req.memberId);
       return { member: toMember(r.member), previousOwner: toMember(r.previousOwner) };
     },
     async listMembershipEnvironmentIds(_req, ctx) {

@@ -51,9 +51,9 @@ export function registerOrganizations(router: ConnectRouter, deps: Deps) {
     async updateOrganizationAddress(req, ctx) {
       const access = await organizationAccess(deps, ctx, req.organizationId);
       const updated = await organizations.updateOrganizationAddress(deps, access, {
-        line1: req.line1,
+        line1: orNull(req.line1),
         line2: orNull(req.line2),
-        city: req.city,
+        city: orNull(req.city),
         region: orNull(req.region),
         postalCode: orNull(req.postalCode),
         country: req.country.toUpperCase(),

@@ -10,7 +10,7 @@ import * as projects from "../../domain/projects/service.js";
 import { environmentAccess, organizationAccess, projectAccess } from "../../domain/tenancy/access.js";
 import { orNull, ts } from "../mappers.js";
 import { pageOf } from "../paging.js";
-import { toEnvironment, toProject } from "./mappers.js";
+import { toEnvironment, toEnvironmentSettings, toProject } from "./mappers.js";
 
 const asJson = (v: unknown) => v as Record<string, unknown>;
 
@@ -46,7 +46,11 @@ export function registerProjects(router: ConnectRouter, deps: Deps) {
     async listProjectEnvironments(req, ctx) {
       const access = await projectAccess(deps, ctx, req.projectId);
       const r = await environments.listProjectEnvironments(deps, access.organizationId, access.projectId, pageOf(req));
-      return { environments: r.environments.map(toEnvironment), count: r.count };
+      // The client's EnvironmentsResponse names the two environments.
+      const byName = (name: string) => r.environments.find((e) => e.name === name);
+      const live = byName("live");
+      const sandbox = byName("sandbox");
+      return { environments: { live: live && toEnvironment(live), sandbox: sandbox && toEnvironment(sandbox) }, count: r.count };
     },
     async getEnvironment(req, ctx) {
       return { environment: toEnvironment(await environments.getEnvironment(deps, await environmentAccess(deps, ctx, req.environmentId))) };
@@ -58,7 +62,12 @@ export function registerProjects(router: ConnectRouter, deps: Deps) {
       if (req.general) update.general = asJson(toJson(GeneralSettingsSchema, req.general));
       if (req.security) update.security = asJson(toJson(SecuritySettingsSchema, req.security, { alwaysEmitImplicit: true }));
       if (req.sdk) update.sdk = asJson(toJson(SdkSettingsSchema, req.sdk, { alwaysEmitImplicit: true }));
-      return { environment: toEnvironment(await environments.updateEnvironmentSettings(deps, access, update)) };
+      // Repeated fields cannot say "absent": an empty chains list leaves the stored one.
+      if (req.chains.length > 0) update.chains = req.chains.map((c) => ({ name: c.name, enabled: c.enabled }));
+      if (req.design) update.design = asJson(req.design);
+      if (req.privacy) update.privacy = asJson(req.privacy);
+      const environment = await environments.updateEnvironmentSettings(deps, access, update);
+      return { environment: toEnvironment(environment), settings: toEnvironmentSettings(environment.settings) };
     },
     async getEnvironmentKeys(req, ctx) {
       const k = await environments.getEnvironmentKey(deps, await environmentAccess(deps, ctx, req.environmentId));

@@ -11,6 +11,7 @@ import type { UserFilterColumn, UserListQuery } from "../../db/repositories/user
 import { badRequest } from "../../errors.js";
 import type { Deps } from "../../domain/deps.js";
 import { environmentAccess, resourceEnvironmentAccess, type CallContext } from "../../domain/tenancy/access.js";
+import { resetUserMfa } from "../../domain/users/mfa.js";
 import * as users from "../../domain/users/service.js";
 import { orNull, ts } from "../mappers.js";
 import { pageOf } from "../paging.js";
@@ -113,10 +114,13 @@ export function registerUsers(router: ConnectRouter, deps: Deps) {
         access,
         req.users.map((row) => bulkRow(access.environmentId, row)),
       );
+      const rows = results.map((r) => ({ index: r.index, user: r.user ? toUserView(r.user) : undefined, error: r.error }));
       return {
-        results: results.map((r) => ({ index: r.index, user: r.user ? toUserView(r.user) : undefined, error: r.error })),
-        created: results.filter((r) => r.user).length,
-        failed: results.filter((r) => r.error).length,
+        results: rows,
+        created: rows.flatMap((r) => (r.user ? [r.user] : [])),
+        updated: [],
+        failed: rows.flatMap((r) => (r.error ? [{ index: r.index, error: r.error.error, code: r.error.code }] : [])),
+        total: rows.length,
       };
     },
     async updateUser(req, ctx) {
@@ -146,6 +150,11 @@ export function registerUsers(router: ConnectRouter, deps: Deps) {
     async revokeUserSessions(req, ctx) {
       const access = await userAccess(deps, ctx, req.environmentId, req.userId);
       await users.revokeUserSessions(deps, access, req.userId);
+      return {};
+    },
+    async resetUserMfa(req, ctx) {
+      const access = await resourceEnvironmentAccess(deps, ctx, "users", req.userId);
+      await resetUserMfa(deps, access, req.userId);
       return {};
     },
     async getUserOauthAccessToken(req, ctx) {

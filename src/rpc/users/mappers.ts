@@ -1,4 +1,5 @@
 import type { CustomFieldRecord } from "../../db/repositories/custom-fields.js";
+import type { UserMfaDeviceRecord } from "../../db/repositories/user-mfa-devices.js";
 import type { SessionRecord } from "../../db/repositories/users.js";
 import type { UserAggregateRecord as UserAggregate } from "../../db/repositories/user-aggregate.js";
 import type { UserView } from "../../domain/users/service.js";
@@ -22,6 +23,8 @@ export function toCustomField(f: CustomFieldRecord) {
       checkboxText: str(f.checkboxText),
     },
     validationType: f.validationType,
+    key: f.name,
+    fieldType: f.validationType,
     label: str(f.label),
     position: f.position,
     createdAt: ts(f.createdAt),
@@ -31,6 +34,19 @@ export function toCustomField(f: CustomFieldRecord) {
 
 export function toSession(s: SessionRecord) {
   return { id: s.id, createdAt: ts(s.createdAt), ipAddress: str(s.ipAddress), userAgent: str(s.userAgent), revokedAt: ts(s.revokedAt) };
+}
+
+/** The client's MFADevice: verified once verifiedAt is set; `default` marks the device asked for first. */
+export function toMfaDevice(d: UserMfaDeviceRecord) {
+  return {
+    id: d.id,
+    type: d.type,
+    verified: d.verifiedAt !== null,
+    createdAt: ts(d.createdAt),
+    verifiedAt: ts(d.verifiedAt),
+    default: d.isDefault,
+    alias: str(d.alias),
+  };
 }
 
 /** A user as the domain returns it, with the required custom fields it lacks. */
@@ -108,6 +124,7 @@ export function toUser(a: UserAggregate, missing: readonly CustomFieldRecord[] =
     wallet: str(firstWallet?.name),
     chain: str(firstWallet?.chain),
     sessions: a.sessions.map(toSession),
+    mfaDevices: a.mfaDevices.map(toMfaDevice),
     missingFields: missing.map(toCustomField),
     externalUserId: str(u.externalUserId),
     wallets: a.wallets.map(toWallet),

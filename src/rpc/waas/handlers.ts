@@ -1,5 +1,6 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { WaasService } from "../../gen/sigil/waas/v0/waas_service_pb.js";
+import type { WaasPolicyRuleInput } from "../../gen/sigil/waas/v0/waas_pb.js";
 import type { EncryptionKeyRecord } from "../../db/repositories/encryption-keys.js";
 import type { KeyShareBackupRecord, WaasWalletRecord } from "../../db/repositories/waas-wallets.js";
 import type { WaasPolicyRecord } from "../../db/repositories/waas.js";
@@ -9,11 +10,18 @@ import * as keys from "../../domain/waas/service.js";
 import * as policy from "../../domain/waas/policy.js";
 import * as session from "../../domain/waas/session.js";
 import * as wallets from "../../domain/waas/wallets.js";
+import * as users from "../../domain/users/service.js";
+import * as embedded from "../../domain/wallets/embedded.js";
+import { badRequest } from "../../errors.js";
 import { pageOf } from "../paging.js";
+import { toUserView } from "../users/mappers.js";
 import { orNull, str, ts } from "../mappers.js";
 
 const toKey = (k: EncryptionKeyRecord) => ({
   id: k.id,
+  projectEnvironmentId: k.environmentId,
+  publicKeyPemB64: Buffer.from(k.publicKey, "utf8").toString("base64"),
+  status: k.status,
   publicKey: k.publicKey,
   kid: k.kid,
   alg: k.alg,
@@ -33,6 +41,13 @@ const toBackup = (b: KeyShareBackupRecord) => ({
 
 const toWallet = (w: WaasWalletRecord, backups: KeyShareBackupRecord[] = []) => ({
   id: w.id,
+  walletId: w.id,
+  accountAddress: w.address,
+  chainName: w.chain === "SOL" ? "SVM" : w.chain,
+  // The service holds each key whole: no threshold scheme the client names applies (see docs/decisions.md).
+  thresholdSignatureScheme: "ONE_OF_ONE",
+  // Keys are generated at random, not derived from a seed.
+  derivationPath: "",
   userId: str(w.userId),
   name: str(w.name),
   chain: w.chain,
@@ -48,12 +63,59 @@ const toWallet = (w: WaasWalletRecord, backups: KeyShareBackupRecord[] = []) => 
   updatedAt: ts(w.updatedAt),
 });
 
-const toPolicy = (p: WaasPolicyRecord) => ({
-  id: p.id,
-  rules: p.rules.map((r) => ({ ...r, maxValue: str(r.maxValue) })),
+/** The published client's WaasPolicyResponse; chain SOL is the client's SVM. */
+const toPolicy = (p: WaasPolicyRecord, message: string) => ({
+  policyId: p.id,
+  projectEnvironmentId: p.environmentId,
+  policyContent: p.rules.map((r) => ({
+    ruleId: r.ruleId,
+    name: r.name,
+    ruleType: r.ruleType,
+    chain: r.chain === "SOL" ? "SVM" : r.chain,
+    addresses: r.addresses,
+    valueLimit: r.maxPerCall === null ? undefined : { maxPerCall: r.maxPerCall },
+    methods: r.methods,
+  })),
   createdAt: ts(p.createdAt),
   updatedAt: ts(p.updatedAt),
+  message,
 });
+
+/**
+ * A rule of a request in the domain's terms: the client's names and Sigil's earlier ones (type, chains,
+ * maxValue) merged, and the client's conditions the service cannot enforce listed by name when given.
+ */
+function toRuleInput(r: WaasPolicyRuleInput): policy.PolicyRuleInput {
+  const unsupported = [
+    r.chainId !== undefined && "chainId",
+    r.chainIds.length > 0 && "chainIds",
+    r.contractAbi.length > 0 && "contractAbi",
+    r.functionName !== "" && "functionName",
+    r.argumentConstraints.length > 0 && "argumentConstraints",
+    !!r.valueLimit?.asset && "valueLimit.asset",
+    !!r.valueLimit?.totalLimit && "valueLimit.totalLimit",
+    !!r.operationRestrictions &&
+      (r.operationRestrictions.blockExport || r.operationRestrictions.blockRevocation || r.operationRestrictions.blockClientSigning) &&
+      "operationRestrictions",
+  ].filter((x): x is string => typeof x === "string");
+  return {
+    ruleId: r.ruleId,
+    name: r.name,
+    ruleType: r.ruleType || r.type,
+    chains: [...(r.chain ? [r.chain] : []), ...r.chains],
+    addresses: [...(r.address ? [r.address] : []), ...r.addresses],
+    maxPerCall: r.valueLimit?.maxPerCall || r.maxValue,
+    methods: r.methods,
+    unsupported,
+  };
+}
+
+/** The rules of a request that may give them under the client's name or Sigil's earlier one (not both). */
+function rulesOf(clientName: string, client: WaasPolicyRuleInput[], earlier: WaasPolicyRuleInput[]) {
+  if (client.length && earlier.length) throw badRequest("ambiguous_rules", `give ${clientName} or rules, not both`, { field: "rules" });
+  if (earlier.length) return { list: "rules", rules: earlier.map(toRuleInput), earlier: true };
+  return { list: clientName, rules: client.map(toRuleInput), earlier: false };
+}
 
 export function registerWaas(router: ConnectRouter, deps: Deps) {
   router.service(WaasService, {
@@ -64,26 +126,32 @@ export function registerWaas(router: ConnectRouter, deps: Deps) {
     async getDelegatedAccessEncryptionPublicKeys(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
       const { keys: list, count } = await keys.listEncryptionKeysPage(deps, access, pageOf(req));
-      return { keys: list.map(toKey), count };
+      return { keys: list.map(toKey), count, message: `${count} encryption public key(s)` };
     },
     async getDelegatedAccessEncryptionPublicKeyById(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return { key: toKey(await keys.getEncryptionKey(deps, access, req.keyId)) };
+      return { key: toKey(await keys.getEncryptionKey(deps, access, req.keyId)), message: "Encryption public key found" };
     },
     async authenticateWaas(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
       const { token, expiresAt } = await session.authenticateWaas(deps, access);
-      return { token, expiresAt: ts(expiresAt) };
+      return { token, expiresAt: ts(expiresAt), message: "Authenticated", encodedJwts: { jwt: token } };
     },
     async createWaasWallet(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      const w = await wallets.createWaasWallet(deps, access, {
-        chain: req.chain as "EVM" | "SOL",
-        userId: orNull(req.userId),
-        name: orNull(req.name),
-        delegatedAccess: req.delegatedAccess ?? true,
-      });
-      return { wallet: toWallet(w) };
+      const chains = wallets.waasChainsOf(req.chains, req.chain);
+      let userId = orNull(req.userId);
+      if (req.identifier || req.type) {
+        if (!req.type) throw badRequest("identifier_type_required", "type is required with identifier", { field: "type" });
+        userId = await embedded.findOrCreateUser(deps, access, embedded.parseIdentifier(req.type, req.identifier));
+      }
+      const created = [];
+      for (const chain of chains)
+        created.push(
+          await wallets.createWaasWallet(deps, access, { chain, userId, name: orNull(req.name), delegatedAccess: req.delegatedAccess ?? true }),
+        );
+      const user = userId ? toUserView(await users.getUser(deps, access, userId)) : undefined;
+      return { wallet: toWallet(created[0]!), wallets: created.map((w) => toWallet(w)), user };
     },
     async getWaasWalletByWalletId(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
@@ -92,29 +160,45 @@ export function registerWaas(router: ConnectRouter, deps: Deps) {
     },
     async getWaasPolicy(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return { policy: toPolicy(await policy.getPolicy(deps, access)) };
+      return { policy: toPolicy(await policy.getPolicy(deps, access), "WaaS policy found") };
     },
     async createWaasPolicy(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return { policy: toPolicy(await policy.createPolicy(deps, access, req.rules)) };
+      const { list, rules } = rulesOf("rulesToAdd", req.rulesToAdd, req.rules);
+      const res = await policy.addRules(deps, access, rules, list);
+      return { policy: toPolicy(res.policy, res.created ? "WaaS policy created" : `${rules.length} rule(s) added`) };
     },
     async updateWaasPolicy(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return { policy: toPolicy(await policy.updatePolicy(deps, access, req.rules)) };
+      const { list, rules, earlier } = rulesOf("rulesToUpdate", req.rulesToUpdate, req.rules);
+      const updated = earlier ? await policy.replaceRules(deps, access, rules, list) : await policy.updateRules(deps, access, rules, list);
+      return { policy: toPolicy(updated, earlier ? "WaaS policy rules replaced" : `${rules.length} rule(s) updated`) };
     },
     async deleteWaasPolicy(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      await policy.deletePolicy(deps, access);
-      return {};
+      const res = await policy.deleteRules(deps, access, req.ruleIdsToDelete);
+      const n = req.ruleIdsToDelete.length;
+      return { policy: toPolicy(res.policy, res.deleted ? "last rule(s) deleted: the environment has no WaaS policy now" : `${n} rule(s) deleted`) };
     },
     async verifyApiKey(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return { valid: await session.verifyApiKey(deps, access, req.apiKey) };
+      const valid = await session.verifyApiKey(deps, access, req.apiKey);
+      return { valid, verified: valid, environmentId: access.environmentId };
     },
     async revokeDelegatedAccess(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
       const res = await wallets.revokeDelegatedAccess(deps, access, { walletIds: req.walletIds, userId: orNull(req.userId) });
-      return { wallets: res.wallets.map((w) => toWallet(w)), revokedCount: res.revokedCount };
+      // Every wallet named ends without delegated access (unknown ids fail the whole call with 404).
+      const results = res.wallets.map((w) => ({ walletId: w.id, success: !wallets.delegatedAccessActive(w), error: "" }));
+      const succeeded = results.filter((r) => r.success).length;
+      return {
+        wallets: res.wallets.map((w) => toWallet(w)),
+        revokedCount: res.revokedCount,
+        results,
+        total: results.length,
+        succeeded,
+        failed: results.length - succeeded,
+      };
     },
     async deleteDelegatedAccess(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
@@ -123,7 +207,8 @@ export function registerWaas(router: ConnectRouter, deps: Deps) {
     },
     async delegatedSignMessage(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return { signature: await wallets.signWithDelegatedAccess(deps, access, req.walletId, req.message) };
+      const { signature, operationId } = await wallets.signWithDelegatedAccess(deps, access, req.walletId, req.message);
+      return { signature, roomId: operationId, walletId: req.walletId };
     },
     async backupKeySharesToLocationsForPregen(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
@@ -132,8 +217,14 @@ export function registerWaas(router: ConnectRouter, deps: Deps) {
         access,
         req.walletId,
         req.locations.map((l) => ({ location: l.location, externalKeyShareId: l.externalKeyShareId })),
+        orNull(req.userId),
       );
-      return { locations: stored.map(toBackup) };
+      return {
+        locations: stored.map(toBackup),
+        message: "Key share backup locations recorded",
+        walletId: req.walletId,
+        locationsWithKeyShares: stored.map((b) => ({ location: b.location, keyShareId: b.id, externalKeyShareId: b.externalKeyShareId })),
+      };
     },
   });
 }

@@ -5,7 +5,7 @@ import { environmentAccess, resourceEnvironmentAccess, type CallContext } from "
 import * as wallets from "../../domain/wallets/service.js";
 import { orNull } from "../mappers.js";
 import { pageOf } from "../paging.js";
-import { walletView } from "./mappers.js";
+import { walletDetail, walletView } from "./mappers.js";
 
 /**
  * The environment of a call. The deprecated short paths carry no environment id: the environment of the
@@ -23,14 +23,15 @@ export function registerWallets(router: ConnectRouter, deps: Deps) {
     },
     async listUserWallets(req, ctx) {
       const access = await accessFor(deps, ctx, req.environmentId, "users", req.userId);
-      return { wallets: (await wallets.listUserWallets(deps, access, req.userId)).map(walletView) };
+      const list = (await wallets.listUserWallets(deps, access, req.userId)).map(walletView);
+      return { wallets: list, count: list.length };
     },
     async listWallets(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
       const page = pageOf(req);
       const filters = { chain: orNull(req.chain), provider: orNull(req.provider), userId: orNull(req.userId) };
       const { wallets: list, count } = await wallets.listEnvironmentWallets(deps, access, filters, page);
-      return { wallets: list.map(walletView), count };
+      return { wallets: list.map(walletDetail), count, limit: page.limit, offset: page.offset };
     },
     async getWallet(req, ctx) {
       const access = await accessFor(deps, ctx, req.environmentId, "wallets", req.walletId);

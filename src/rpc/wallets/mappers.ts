@@ -22,3 +22,19 @@ export function toWallet(w: WalletRecord) {
 export function walletView(w: WalletRecord) {
   return { ...toWallet(w), userId: w.userId };
 }
+
+/** A wallet in the environment's wallet list (the client's WalletDetail). */
+export function walletDetail(w: WalletRecord) {
+  const { properties, ...wallet } = toWallet(w);
+  return {
+    ...wallet,
+    properties,
+    userId: w.userId,
+    lowerPublicKey: w.address.toLowerCase(),
+    walletAdditionalAddresses: w.additionalAddresses.map((a) => ({ address: a.address, type: a.type, publicKey: a.publicKey ?? "" })),
+    custodyHdWalletId: w.custodyHdWalletId ?? "",
+    projectEnvironmentId: w.environmentId,
+    createdAt: ts(w.createdAt),
+    updatedAt: ts(w.updatedAt),
+  };
+}

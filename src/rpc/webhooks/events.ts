@@ -7,22 +7,25 @@ import type { StoredEvent } from "../../db/repositories/events-read.js";
 import type { Deps } from "../../domain/deps.js";
 import * as events from "../../domain/events/service.js";
 import { environmentAccess } from "../../domain/tenancy/access.js";
-import { pageOf } from "../paging.js";
+import { nextCursor, pageFromCursor } from "./cursor.js";
 import { str, ts } from "../mappers.js";
 
-function toEvent(e: StoredEvent): MessageInitShape<typeof EventSchema> {
+function toEvent(e: StoredEvent, environmentName: string): MessageInitShape<typeof EventSchema> {
   return {
-    id: e.id,
+    eventId: e.id,
     environmentId: e.environmentId,
+    environmentName,
     eventName: e.eventName,
+    eventAction: str(events.eventActionOf(e.eventName, e.source)),
     source: e.source,
-    userId: str(e.userId),
     resourceType: str(e.resourceType),
     resourceId: str(e.resourceId),
     // jsonb round-trips to JSON values; a Struct takes exactly those.
     data: (e.data ?? {}) as JsonObject,
+    timestamp: ts(e.occurredAt ?? e.createdAt),
     createdAt: ts(e.createdAt),
     occurredAt: ts(e.occurredAt),
+    context: { userId: str(e.userId) },
   };
 }
 
@@ -35,16 +38,20 @@ export function registerEvents(router: ConnectRouter, deps: Deps) {
     },
     async listEvents(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
+      const page = pageFromCursor(req);
       const { items, count } = await events.listEvents(deps, access, {
-        ...pageOf(req),
+        ...page,
         eventName: req.eventName || undefined,
         userId: req.userId || undefined,
+        resourceType: req.resourceType || undefined,
+        startDate: req.startDate || undefined,
+        endDate: req.endDate || undefined,
       });
-      return { events: items.map(toEvent), count };
+      return { data: items.map((e) => toEvent(e, access.environmentName)), cursor: nextCursor(page, items.length, count), count };
     },
     async getEvent(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return { event: toEvent(await events.getEvent(deps, access, req.eventId)) };
+      return { event: toEvent(await events.getEvent(deps, access, req.eventId), access.environmentName) };
     },
   });
   router.service(SdkEventsService, {

@@ -1,18 +1,19 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
+import type { JsonObject, JsonValue, MessageInitShape } from "@bufbuild/protobuf";
 import { WebhooksService } from "../../gen/sigil/webhooks/v0/webhooks_service_pb.js";
-import type { WebhookDeliverySchema, WebhookMessageSchema, WebhookSchema } from "../../gen/sigil/webhooks/v0/webhooks_pb.js";
+import type { WebhookMessageSchema, WebhookSchema } from "../../gen/sigil/webhooks/v0/webhooks_pb.js";
 import type { WebhookDeliveryRecord, WebhookMessageRecord, WebhookRecord } from "../../db/repositories/webhooks.js";
 import type { Deps } from "../../domain/deps.js";
 import * as service from "../../domain/webhooks/service.js";
+import type { MessageView } from "../../domain/webhooks/service.js";
 import { environmentAccess } from "../../domain/tenancy/access.js";
-import { pageOf } from "../paging.js";
+import { nextCursor, pageFromCursor } from "./cursor.js";
 import { orNull, str, ts } from "../mappers.js";
 
 /** The secret is only set by the operations that exist to return it (create and rotate). */
 function toWebhook(w: WebhookRecord, secret?: string): MessageInitShape<typeof WebhookSchema> {
   return {
-    id: w.id,
+    webhookId: w.id,
     environmentId: w.environmentId,
     url: w.url,
     events: w.eventNames,
@@ -26,34 +27,51 @@ function toWebhook(w: WebhookRecord, secret?: string): MessageInitShape<typeof W
   };
 }
 
-function toMessage(m: WebhookMessageRecord): MessageInitShape<typeof WebhookMessageSchema> {
+/** The bytes an attempt sent, as JSON when they are (they always are: the stored envelope). */
+function sentBody(d: WebhookDeliveryRecord | null, m: WebhookMessageRecord): JsonValue {
+  if (!d) return m.payload as JsonObject;
+  try {
+    return JSON.parse(d.requestBody) as JsonValue;
+  } catch {
+    return d.requestBody;
+  }
+}
+
+/** What came back; {} while the attempt is in flight (stored before the request goes out). */
+function received(d: WebhookDeliveryRecord | null): JsonObject {
+  if (!d || (d.responseStatus === null && d.error === null)) return {};
   return {
-    id: m.id,
-    webhookId: m.webhookId,
-    eventId: str(m.eventId),
-    eventName: m.eventName,
-    status: m.status,
-    attempts: m.attempts,
-    redeliveries: m.redeliveries,
-    createdAt: ts(m.createdAt),
-    deliveredAt: ts(m.deliveredAt),
-    nextAttemptAt: ts(m.nextAttemptAt),
-    // jsonb round-trips to JSON values; a Struct takes exactly those.
-    payload: m.payload as JsonObject,
+    status: d.responseStatus,
+    body: d.responseBodyExcerpt,
+    error: d.error,
+    durationMs: d.durationMs,
   };
 }
 
-function toDelivery(d: WebhookDeliveryRecord): MessageInitShape<typeof WebhookDeliverySchema> {
+function toMessage({ message: m, delivery: d, eventCreatedAt }: MessageView): MessageInitShape<typeof WebhookMessageSchema> {
+  const eventTime = eventCreatedAt ?? m.createdAt;
   return {
-    id: d.id,
-    attempt: d.attempt,
-    redelivery: d.redelivery,
-    requestUrl: d.requestUrl,
-    responseStatus: d.responseStatus ?? 0,
-    responseBodyExcerpt: str(d.responseBodyExcerpt),
-    error: str(d.error),
-    startedAt: ts(d.startedAt),
-    durationMs: d.durationMs,
+    messageId: m.id,
+    webhookId: m.webhookId,
+    environmentId: m.environmentId,
+    eventId: m.eventId ?? "",
+    eventName: m.eventName,
+    status: m.status,
+    deliveryId: d?.id ?? "",
+    deliveryAttempt: d?.attempt ?? 0,
+    redelivery: d?.redelivery ?? false,
+    deliveredAt: ts(d?.startedAt ?? m.createdAt),
+    request: { url: d?.requestUrl ?? null, body: sentBody(d, m) },
+    response: received(d),
+    messageCreatedAt: ts(m.createdAt),
+    eventReceivedAt: ts(eventTime),
+    eventCreatedAt: ts(eventTime),
+    attempts: m.attempts,
+    redeliveries: m.redeliveries,
+    nextAttemptAt: ts(m.nextAttemptAt),
+    succeededAt: ts(m.deliveredAt),
+    createdAt: ts(d?.createdAt ?? m.createdAt),
+    updatedAt: ts(m.updatedAt),
   };
 }
 
@@ -61,8 +79,9 @@ export function registerWebhooks(router: ConnectRouter, deps: Deps) {
   router.service(WebhooksService, {
     async listWebhooks(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      const { items, count } = await service.listWebhooks(deps, access, pageOf(req));
-      return { webhooks: items.map((w) => toWebhook(w)), count };
+      const page = pageFromCursor(req);
+      const { items, count } = await service.listWebhooks(deps, access, page);
+      return { data: items.map((w) => toWebhook(w)), cursor: nextCursor(page, items.length, count), count };
     },
     async createWebhook(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
@@ -108,18 +127,23 @@ export function registerWebhooks(router: ConnectRouter, deps: Deps) {
     },
     async listWebhookMessages(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      const { items, count } = await service.listWebhookMessages(deps, access, req.webhookId, { ...pageOf(req), status: req.status || undefined });
-      return { messages: items.map(toMessage), count };
+      const page = pageFromCursor(req);
+      const { items, count } = await service.listWebhookMessages(deps, access, req.webhookId, { ...page, status: req.status || undefined });
+      return { data: items.map(toMessage), cursor: nextCursor(page, items.length, count), count };
     },
     async getWebhookMessageDeliveries(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      const { message, deliveries } = await service.getWebhookMessageDeliveries(deps, access, req.webhookId, req.messageId);
-      return { message: toMessage(message), deliveries: deliveries.map(toDelivery), count: deliveries.length };
+      const views = await service.getWebhookMessageDeliveries(deps, access, req.webhookId, req.messageId);
+      return { data: views.map(toMessage), count: views.length };
     },
     async redeliverWebhookMessage(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
       const message = await service.redeliverWebhookMessage(deps, access, req.webhookId, req.messageId);
-      return { message: toMessage(message), redelivery: message.redeliveries };
+      return {
+        message: `redelivery ${message.redeliveries} of message ${message.id} queued`,
+        messageId: message.id,
+        redelivery: message.redeliveries,
+      };
     },
   });
 }

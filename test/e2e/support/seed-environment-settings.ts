@@ -26,5 +26,5 @@ export async function seedEnvironmentSettings(app: TestApp, t: BootstrapResult):
     clientSecret: "seed-secret",
     domains: [`seed-${tag}.example`],
   });
-  return { origin_id: origin.id, deeplink_url_id: deeplink.id, custom_hostname_id: hostname.id, sso_provider_id: sso.id };
+  return { origin_id: origin.origin.id, deeplink_url_id: deeplink.id, custom_hostname_id: hostname.id, sso_provider_id: sso.id };
 }

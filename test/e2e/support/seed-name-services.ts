@@ -28,5 +28,5 @@ export async function seedNameServicesArea(app: TestApp, t: BootstrapResult): Pr
     rpcUrls: ["http://127.0.0.1:8545"],
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
   });
-  return { global_wallet_access_control_domain_id: domain.id, network_id: network.id };
+  return { global_wallet_access_control_domain_id: domain.id, network_id: network.customNetwork.id };
 }

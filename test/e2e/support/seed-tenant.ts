@@ -52,7 +52,7 @@ export async function seedTenant(app: TestApp, t: BootstrapResult): Promise<Seed
   const exported = await post(`/environments/${env}/exports`, { format: "json", model: "users" });
   ids.export_id = (exported.export ?? exported).id;
 
-  await post(`/environments/${env}/waas/policies`, { rules: [{ name: "seed", type: "allow" }] });
+  await post(`/environments/${env}/waas/policies`, { rulesToAdd: [{ name: "seed", ruleType: "allow", chain: "EVM" }] });
 
   Object.assign(ids, await seedEnvironmentSettings(app, t));
   Object.assign(ids, await seedSignInSettings(app, t));

@@ -27,19 +27,19 @@ export async function seedWebhooks(app: TestApp, t: BootstrapResult): Promise<Re
       body: { url: `http://127.0.0.1:${port}/seed-webhook`, events: ["wallet.exported"], description: "seed" },
     });
     if (created.status !== 201) throw new Error(`seeding a webhook: ${created.status} ${created.text}`);
-    const webhookId: string = created.body.id;
+    const webhookId: string = created.body.webhookId;
     const messagesPath = `/environments/${env}/webhooks/${webhookId}/messages`;
-    let ping: { id: string; status: string } | undefined;
+    let ping: { messageId: string; status: string } | undefined;
     for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
       const messages = await call(app.baseUrl, "GET", messagesPath, { token: t.token });
       if (messages.status !== 200) throw new Error(`seeding a webhook message: ${messages.status} ${messages.text}`);
-      ping = messages.body.messages.find((m: { eventName: string }) => m.eventName === "ping");
+      ping = messages.body.data.find((m: { eventName: string }) => m.eventName === "ping");
       if (ping?.status === "delivered") break;
     }
     if (ping?.status !== "delivered") throw new Error(`seeding a webhook message: the ping was not delivered (${JSON.stringify(ping)})`);
     const events = await call(app.baseUrl, "GET", `/environments/${env}/events?eventName=webhook.created&limit=1`, { token: t.token });
-    if (events.status !== 200 || !events.body.events[0]) throw new Error(`seeding an event: ${events.status} ${events.text}`);
-    return { webhook_id: webhookId, message_id: ping.id, event_id: events.body.events[0].id };
+    if (events.status !== 200 || !events.body.data[0]) throw new Error(`seeding an event: ${events.status} ${events.text}`);
+    return { webhook_id: webhookId, message_id: ping.messageId, event_id: events.body.data[0].eventId };
   } finally {
     await new Promise((resolve) => receiver.close(resolve));
   }

@@ -1,0 +1,31 @@
+import { readFileSync } from "node:fs";
+
+/**
+ * Known tokens per chain: reference data shipped with the service (known-tokens.json beside this file), not
+ * fetched from any chain (no RPC node is reachable). ETH is the older name of the EVM family.
+ */
+export interface KnownToken {
+  name: string;
+  symbol: string;
+  tokenAddresses: { networkId: number; contractAddress: string }[];
+}
+
+interface CatalogueEntry extends KnownToken {
+  chain: string;
+}
+
+const catalogue: CatalogueEntry[] = JSON.parse(readFileSync(new URL("./known-tokens.json", import.meta.url), "utf8")).tokens;
+
+const family = (chain: string) => (chain === "ETH" ? "EVM" : chain);
+
+/** The known tokens of a chain, with only the addresses on `networkId` when given (tokens without one left out). */
+export function tokensOfChain(chain: string, networkId: number | null): KnownToken[] {
+  return catalogue
+    .filter((t) => t.chain === family(chain))
+    .map((t) => ({
+      name: t.name,
+      symbol: t.symbol,
+      tokenAddresses: t.tokenAddresses.filter((a) => networkId === null || a.networkId === networkId),
+    }))
+    .filter((t) => t.tokenAddresses.length > 0);
+}
