@@ -86,8 +86,9 @@ export function fillsTemplate(template: string, path: string): boolean {
 /** A failed call as a readable message: the status and body the server sent. */
 export async function describeFailure(err: unknown): Promise<string> {
   // The package's index does not export ResponseError as a value: recognise it by its response.
-  const response = (err as { response?: unknown } | null)?.response;
-  if (response instanceof Response) {
+  // (`instanceof Response` fails across the fetch implementations a test process may hold.)
+  const response = (err as { response?: { status: number; text(): Promise<string> } } | null)?.response;
+  if (response && typeof response.status === "number" && typeof response.text === "function") {
     const text = await response.text().catch(() => "");
     return `the server answered ${response.status}: ${text.slice(0, 500)}`;
   }

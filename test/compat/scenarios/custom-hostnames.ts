@@ -6,7 +6,8 @@ export const customHostnamesApi: Scenarios = {
   "CustomHostnamesApi.createCustomHostname": async ({ api, tenant, state }) => {
     const host = await api(CustomHostnamesApi).createCustomHostname({
       environmentId: tenant.environmentId,
-      customHostnameCreateRequest: { hostname: "auth.example.com", usage: CustomHostnameUsageEnum.Cookies },
+      // Hostnames are unique across the service, and test files share one database.
+      customHostnameCreateRequest: { hostname: `auth-${tenant.environmentId.slice(0, 8)}.example.com`, usage: CustomHostnameUsageEnum.Cookies },
     });
     state.customHostnameId = host.id;
   },

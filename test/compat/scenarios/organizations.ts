@@ -39,7 +39,8 @@ export const organizationsApi: Scenarios = {
         clientId: "client-id",
         clientSecret: "client-secret",
         ssoDomain: "login.example.com",
-        emailDomain: "example.com",
+        // E-mail domains route to one organization across the service: test files share one database.
+        emailDomain: `${tenant.organizationId.slice(0, 8)}.example.com`,
         provider: SsoProviderEnum.Okta,
       },
     });
