@@ -1,4 +1,5 @@
 import type { Queryable } from "../db.js";
+import { escapeLike } from "../text-match.js";
 import { setEnabledAt } from "./enablement.js";
 
 export interface AllowlistRecord {
@@ -94,9 +95,6 @@ export async function insertAllowlistEntry(
   return toEntry(row);
 }
 
-/** Escapes LIKE wildcards so that a search text matches literally. */
-const likeLiteral = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 export async function listAllowlistEntries(
   q: Queryable,
   environmentId: string,
@@ -104,7 +102,7 @@ export async function listAllowlistEntries(
   opts: { offset: number; limit: number; query: string | null },
 ): Promise<{ entries: AllowlistEntryRecord[]; count: number }> {
   const where = `environment_id = $1 AND allowlist_id = $2 AND ($3::text IS NULL OR value ILIKE $3 OR alias ILIKE $3)`;
-  const pattern = opts.query ? `%${likeLiteral(opts.query)}%` : null;
+  const pattern = opts.query ? `%${escapeLike(opts.query)}%` : null;
   const rows = await q.any(`SELECT * FROM allowlist_entries WHERE ${where} ORDER BY created_at, id OFFSET $4 LIMIT $5`, [
     environmentId,
     allowlistId,

@@ -1,4 +1,5 @@
 import type { Queryable } from "../db.js";
+import { escapeLike, isUuid } from "../text-match.js";
 import { toUserMfaDevice, type UserMfaDeviceRecord } from "./user-mfa-devices.js";
 import { toCredential, toSession, toUser, type CredentialRecord, type SessionRecord, type UserRecord } from "./users.js";
 import { ADDITIONAL_ADDRESSES_JSON, toWallet, type WalletRecord } from "./wallets.js";
@@ -87,9 +88,6 @@ const ORDER_BY: Record<string, string> = {
   "email:desc": "lower(email) DESC, id DESC",
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /**
  * The rows a filter selects: a FROM clause and a condition over the users rows, with parameters from $2.
  * Column filters are `environment_id = $1 AND <indexed expression> LIKE 'prefix%'` on their own index. The
@@ -113,7 +111,7 @@ function filterSource(filter: UserListQuery["filter"]): { from: string; sql: str
   switch (column) {
     case "id":
       // Not a UUID: matches nothing (rather than a cast error).
-      return UUID.test(value.toLowerCase()) ? plain("id = $2::uuid", [value.toLowerCase()]) : plain("FALSE", []);
+      return isUuid(value.toLowerCase()) ? plain("id = $2::uuid", [value.toLowerCase()]) : plain("FALSE", []);
     case "externalUserId":
       return plain("external_user_id = $2", [value]);
     case "phoneNumber":

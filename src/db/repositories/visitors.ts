@@ -1,4 +1,5 @@
 import type { Queryable } from "../db.js";
+import { escapeLike, isUuid } from "../text-match.js";
 
 /** A visit by a signed-in user, with the wallet that user signs in with (their first live wallet). */
 export interface WalletVisitRow {
@@ -29,9 +30,6 @@ const ORDER_BY: Record<string, string> = {
   "createdAt:asc": "v.created_at, v.id",
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /**
  * The FROM and WHERE of a list: the environment's visits by signed-in users, each joined to one wallet of its
  * user (none: not a wallet visitor). A wallet filter (address prefix, chains) restricts which wallet is shown,
@@ -53,7 +51,7 @@ function visitsSource(query: VisitorListQuery): { sql: string; params: unknown[]
   let matches = chains ? ` AND v.user_id IN (${usersWithWallet()})` : "";
   if (query.filter) {
     const { column, value } = query.filter;
-    const uuid = UUID.test(value.toLowerCase()) ? value.toLowerCase() : null;
+    const uuid = isUuid(value.toLowerCase()) ? value.toLowerCase() : null;
     const prefix = `${escapeLike(value.toLowerCase())}%`;
     if (column === "id") {
       // Not a UUID: matches nothing (rather than a cast error).
@@ -85,8 +83,8 @@ function visitsSource(query: VisitorListQuery): { sql: string; params: unknown[]
   return { sql, params };
 }
 
-/** SQL of the page and of the count (also for EXPLAIN in tests and benchmarks). */
-export function visitorListSql(environmentId: string, query: VisitorListQuery) {
+/** SQL of the page and of the count. */
+function visitorListSql(environmentId: string, query: VisitorListQuery) {
   const order = ORDER_BY[`${query.orderBy.column}:${query.orderBy.direction}`];
   if (!order) throw new Error("order not whitelisted");
   const source = visitsSource(query);

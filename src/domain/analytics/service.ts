@@ -1,9 +1,8 @@
 import { badRequest } from "../../errors.js";
 import * as analytics from "../../db/repositories/analytics.js";
 import type { Deps } from "../deps.js";
-import { chainFamilyOf } from "../gates/rules.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
-import { isChain } from "../wallets/addresses.js";
+import { chainFamilyOf, isChain } from "../wallets/addresses.js";
 import { dayRange } from "./range.js";
 
 export interface RangeQuery {
@@ -15,7 +14,7 @@ export interface RangeQuery {
 }
 
 /** One of two spellings of a parameter; both only when they say the same. */
-function either(q: Record<string, string | undefined>, a: string, b: string): { value: string | undefined; field: string } {
+function either(q: RangeQuery, a: keyof RangeQuery, b: keyof RangeQuery): { value: string | undefined; field: string } {
   const va = q[a] || undefined;
   const vb = q[b] || undefined;
   if (va && vb && va !== vb) throw badRequest("invalid_date_range", `${a} and ${b} differ; send one of them`, { field: a });
@@ -23,8 +22,8 @@ function either(q: Record<string, string | undefined>, a: string, b: string): { 
 }
 
 function rangeOf(q: RangeQuery) {
-  const start = either({ ...q }, "start", "startDate");
-  const end = either({ ...q }, "end", "endDate");
+  const start = either(q, "start", "startDate");
+  const end = either(q, "end", "endDate");
   return dayRange(start.value, end.value, new Date(), { start: start.field, end: end.field });
 }
 const shown = (r: analytics.DayRange) => ({ startDate: r.startDate, endDate: r.endDate });

@@ -2,6 +2,7 @@ import { badRequest } from "../../errors.js";
 import { listWalletVisits, type VisitorFilterColumn, type VisitorListQuery } from "../../db/repositories/visitors.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
+import { chainAliases } from "../wallets/addresses.js";
 
 /** The list request as the client sends it (values already checked against the proto's allowed lists). */
 export interface VisitorListRequest {
@@ -10,9 +11,6 @@ export interface VisitorListRequest {
   offset: number;
   limit: number;
 }
-
-/** The client's chain names -> the names Sigil may have stored wallets under (ETH is an EVM chain). */
-const storedChains = (chain: string): string[] => (chain === "ETH" || chain === "EVM" ? ["EVM", "ETH"] : [chain]);
 
 /**
  * The environment's wallet visitors (visits by signed-in users with a wallet), newest first unless ordered
@@ -29,7 +27,7 @@ export function walletVisitors(deps: Pick<Deps, "db">, access: EnvironmentAccess
   const [column, direction] = (req.orderBy || "createdAt:desc").split(":") as ["createdAt", "asc" | "desc"];
   const query: VisitorListQuery = {
     filter: f?.filterColumn ? { column: f.filterColumn as VisitorFilterColumn, value: f.filterValue } : undefined,
-    chains: f?.chain ? storedChains(f.chain) : undefined,
+    chains: f?.chain ? chainAliases(f.chain) : undefined,
     orderBy: { column, direction },
     offset: req.offset,
     limit: req.limit,

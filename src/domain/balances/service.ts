@@ -3,6 +3,7 @@ import { findUser } from "../../db/repositories/users.js";
 import { listUserWallets } from "../../db/repositories/wallets.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
+import { chainAliases } from "../wallets/addresses.js";
 
 export interface BalanceRequest {
   address: string;
@@ -17,11 +18,8 @@ export interface ChainBalances {
   networkIds: number[];
 }
 
-/** Chain names of the client -> the chain Sigil stores wallets under. */
-const storedChain = (chain: string) => (chain === "ETH" ? "EVM" : chain);
-
 /** EVM addresses compare case-insensitively (EIP-55 is only a checksum); others exactly. */
-const sameAddress = (chain: string, a: string, b: string) => (chain === "EVM" ? a.toLowerCase() === b.toLowerCase() : a === b);
+const sameAddress = (evm: boolean, a: string, b: string) => (evm ? a.toLowerCase() === b.toLowerCase() : a === b);
 
 /**
  * The requested wallets of a user, each with the requested networks. Every address must be one of the
@@ -34,8 +32,8 @@ export async function userAccountBalances(deps: Deps, access: EnvironmentAccess,
   if (!user) throw notFound("user");
   const wallets = await listUserWallets(deps.db, access.environmentId, userId);
   return requests.map((r) => {
-    const chain = storedChain(r.chain);
-    const wallet = wallets.find((w) => w.chain === chain && sameAddress(chain, w.address, r.address));
+    const names = chainAliases(r.chain);
+    const wallet = wallets.find((w) => names.includes(w.chain) && sameAddress(names.includes("EVM"), w.address, r.address));
     if (!wallet) throw notFound("wallet");
     return { walletAddress: wallet.address, chain: r.chain, networkIds: [...new Set(r.networkIds)] };
   });

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { chainAliases } from "../wallets/addresses.js";
 
 /**
  * Known tokens per chain: reference data shipped with the service (known-tokens.json beside this file), not
@@ -16,12 +17,10 @@ interface CatalogueEntry extends KnownToken {
 
 const catalogue: CatalogueEntry[] = JSON.parse(readFileSync(new URL("./known-tokens.json", import.meta.url), "utf8")).tokens;
 
-const family = (chain: string) => (chain === "ETH" ? "EVM" : chain);
-
 /** The known tokens of a chain, with only the addresses on `networkId` when given (tokens without one left out). */
 export function tokensOfChain(chain: string, networkId: number | null): KnownToken[] {
   return catalogue
-    .filter((t) => t.chain === family(chain))
+    .filter((t) => chainAliases(chain).includes(t.chain))
     .map((t) => ({
       name: t.name,
       symbol: t.symbol,

@@ -27,9 +27,8 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]
 /** A bare date is the start of that UTC day. */
 function instantOf(field: string, value: string | undefined): Date | undefined {
   if (!value) return undefined;
-  const d = new Date(/T/.test(value) || !ISO_INSTANT.test(value) ? value : `${value}T00:00:00Z`);
-  if (!ISO_INSTANT.test(value) || Number.isNaN(d.getTime()))
-    throw badRequest("invalid_date", `${field} must be an ISO 8601 date or date-time`, { field });
+  const d = ISO_INSTANT.test(value) ? new Date(value.includes("T") ? value : `${value}T00:00:00Z`) : null;
+  if (!d || Number.isNaN(d.getTime())) throw badRequest("invalid_date", `${field} must be an ISO 8601 date or date-time`, { field });
   return d;
 }
 

@@ -1,6 +1,6 @@
 import { badRequest } from "../../errors.js";
 import type { GateRuleData } from "../../db/repositories/gates.js";
-import { normalizeWalletAddress } from "../wallets/addresses.js";
+import { CAIP2_NAMESPACE_CHAINS, normalizeWalletAddress } from "../wallets/addresses.js";
 
 /** A rule as the API sends it (already checked against the proto's field rules). */
 export interface GateRuleInput {
@@ -14,8 +14,6 @@ export interface GateRuleInput {
 
 const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
 
-/** The CAIP-2 namespaces whose contract addresses we can validate, and the wallets chain that validates them. */
-const NAMESPACE_CHAINS: Record<string, string> = { eip155: "EVM", solana: "SOL" };
 
 /**
  * Solana clusters by the network ids the published client uses (101 mainnet, 102 testnet, 103 devnet) and
@@ -28,7 +26,7 @@ const SOLANA_CLUSTERS: [number, string][] = [
 ];
 
 /** The published client's rule type `token` is the holding of a fungible token; older callers say tokenBalance. */
-const canonicalType = (type: string) => (type === "tokenBalance" ? "token" : type);
+export const canonicalType = (type: string) => (type === "tokenBalance" ? "token" : type);
 
 /**
  * The CAIP-2 chain of a rule: given as such, or built from a chain family of the published client and the
@@ -52,11 +50,6 @@ function caip2Of(chain: string, networkId: number, field: (name: string) => stri
   throw badRequest("unsupported_chain", `chain ${chain} is not supported; use EVM, SOL or an eip155 or solana CAIP-2 chain id`, {
     field: field("chain"),
   });
-}
-
-/** The chain family the published client names a CAIP-2 chain by (EVM or SOL). */
-export function chainFamilyOf(caip2: string): string {
-  return NAMESPACE_CHAINS[caip2.split(":")[0] ?? ""] ?? "";
 }
 
 /**
@@ -91,7 +84,7 @@ export function canonicalRules(rules: readonly GateRuleInput[]): GateRuleData[] 
     const type = canonicalType(rule.type);
     const chain = caip2Of(rule.chain, rule.address?.networkId ?? 0, field);
     const [namespace, reference] = chain.split(":") as [string, string];
-    const walletsChain = NAMESPACE_CHAINS[namespace];
+    const walletsChain = CAIP2_NAMESPACE_CHAINS[namespace];
     if (!walletsChain)
       throw badRequest("unsupported_chain", `chain ${chain} is not supported; use an eip155 or solana CAIP-2 chain id`, {
         field: field("chain"),

@@ -8,6 +8,7 @@ import type { WaasPolicyRuleRecord } from "../../db/repositories/waas.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
+import { fromClientChain } from "./chain-names.js";
 
 /**
  * The signing policy of an environment's WaaS wallets: one document of rules per environment, each rule
@@ -73,7 +74,7 @@ function validateRule(r: PolicyRuleInput, field: string, ruleId: string): WaasPo
     });
   if (r.ruleType !== "allow" && r.ruleType !== "deny")
     throw badRequest("rule_type_required", "ruleType must be allow or deny", { field: `${field}.ruleType` });
-  const chains = unique(r.chains.map((c) => (c === "SVM" ? "SOL" : c)));
+  const chains = unique(r.chains.map(fromClientChain));
   if (chains.length !== 1) throw badRequest("invalid_rule_chain", "a rule applies to exactly one chain: EVM or SVM", { field: `${field}.chain` });
   const chain = chains[0];
   if (chain !== "EVM" && chain !== "SOL") throw badRequest("invalid_rule_chain", `chain ${chain} is not supported`, { field: `${field}.chain` });

@@ -7,6 +7,8 @@ import { badRequest, conflict, notFound, unprocessable } from "../../errors.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
+import { findOrCreateUser, parseIdentifier } from "../wallets/embedded.js";
+import { fromClientChain } from "./chain-names.js";
 import { evaluatePolicy } from "./policy.js";
 
 /**
@@ -26,8 +28,8 @@ export const delegatedAccessActive = (w: WaasWalletRecord) => w.delegatedAccessG
  * The chains of a create request, deduplicated in request order: `chains` (the published client's form) and
  * `chain`. SVM (the client's name for the Solana VM) is SOL. 400 when none is given.
  */
-export function waasChainsOf(chains: readonly string[], chain: string): ("EVM" | "SOL")[] {
-  const all = [...chains, ...(chain ? [chain] : [])].map((c) => (c === "SVM" ? "SOL" : c));
+function waasChainsOf(chains: readonly string[], chain: string): ("EVM" | "SOL")[] {
+  const all = [...chains, ...(chain ? [chain] : [])].map(fromClientChain);
   const unique = [...new Set(all)];
   if (unique.length === 0) throw badRequest("chain_required", "give chain or chains", { field: "chains" });
   for (const c of unique) if (c !== "EVM" && c !== "SOL") throw badRequest("unsupported_chain", `chain ${c} is not supported`, { field: "chains" });
@@ -43,7 +45,37 @@ const snapshot = (w: WaasWalletRecord) => ({
   delegatedAccess: delegatedAccessActive(w),
 });
 
-export async function createWaasWallet(
+/**
+ * A create request of the published client: one wallet per chain (`chains`, or Sigil's `chain`), for the
+ * user named by id or by identifier + type (found or created). Returns the wallets in request order and the
+ * user they belong to (null for wallets of no user).
+ */
+export async function createWaasWallets(
+  deps: Deps,
+  access: EnvironmentAccess,
+  input: {
+    chains: readonly string[];
+    chain: string;
+    userId: string | null;
+    identifier: string;
+    identifierType: string;
+    name: string | null;
+    delegatedAccess: boolean;
+  },
+): Promise<{ wallets: WaasWalletRecord[]; userId: string | null }> {
+  const chains = waasChainsOf(input.chains, input.chain);
+  let userId = input.userId;
+  if (input.identifier || input.identifierType) {
+    if (!input.identifierType) throw badRequest("identifier_type_required", "type is required with identifier", { field: "type" });
+    userId = await findOrCreateUser(deps, access, parseIdentifier(input.identifierType, input.identifier));
+  }
+  const wallets: WaasWalletRecord[] = [];
+  for (const chain of chains)
+    wallets.push(await createWaasWallet(deps, access, { chain, userId, name: input.name, delegatedAccess: input.delegatedAccess }));
+  return { wallets, userId };
+}
+
+async function createWaasWallet(
   deps: Pick<Deps, "db" | "sealer">,
   access: EnvironmentAccess,
   input: { chain: "EVM" | "SOL"; userId: string | null; name: string | null; delegatedAccess: boolean },

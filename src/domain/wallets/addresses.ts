@@ -15,6 +15,17 @@ export const CHAINS = [
 ] as const;
 export type Chain = (typeof CHAINS)[number];
 
+/** ETH is the older name of the EVM family: wallets may be stored, and clients may ask, under either name. */
+export const chainAliases = (chain: string): string[] => (chain === "ETH" || chain === "EVM" ? ["EVM", "ETH"] : [chain]);
+
+/** The CAIP-2 namespaces whose addresses we can validate, and the chain family that validates them. */
+export const CAIP2_NAMESPACE_CHAINS: Readonly<Record<string, Chain>> = { eip155: "EVM", solana: "SOL" };
+
+/** The chain family a CAIP-2 chain id belongs to (EVM or SOL); "" for another namespace. */
+export function chainFamilyOf(caip2: string): string {
+  return CAIP2_NAMESPACE_CHAINS[caip2.split(":")[0] ?? ""] ?? "";
+}
+
 /** Returns the canonical form of `address`, or null when it is not valid for the chain. May also throw. */
 type Normalizer = (address: string) => string | null;
 

@@ -123,7 +123,7 @@ export function registerEnvironmentSettings(router: ConnectRouter, deps: Deps) {
     },
     async createCustomHostname(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      return { customHostname: toHostname(await hostnames.createCustomHostname(deps, access, req.hostname, (req.usage || "cookies") as "cookies" | "globalWallet")) };
+      return { customHostname: toHostname(await hostnames.createCustomHostname(deps, access, req.hostname, (req.usage || undefined) as CustomHostnameRecord["usage"] | undefined)) };
     },
     async deleteCustomHostname(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);

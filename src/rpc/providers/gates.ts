@@ -4,7 +4,8 @@ import type { GateRule } from "../../gen/sigil/settings/v0/gates_pb.js";
 import type { GateRecord } from "../../db/repositories/gates.js";
 import type { Deps } from "../../domain/deps.js";
 import * as gates from "../../domain/gates/service.js";
-import { chainFamilyOf, networkIdOf, type GateRuleInput } from "../../domain/gates/rules.js";
+import { canonicalType, networkIdOf, type GateRuleInput } from "../../domain/gates/rules.js";
+import { chainFamilyOf } from "../../domain/wallets/addresses.js";
 import { environmentAccess } from "../../domain/tenancy/access.js";
 import { orNull, str, ts } from "../mappers.js";
 import { pageOf } from "../paging.js";
@@ -15,7 +16,7 @@ function toGate(g: GateRecord) {
     name: g.name,
     // The published client's shape: type token | nft, chain the family (EVM, SOL), amount a number.
     rules: g.rules.map((r) => ({
-      type: r.type === "tokenBalance" ? "token" : r.type,
+      type: canonicalType(r.type),
       chain: chainFamilyOf(r.chain),
       caip2: r.chain,
       address: { contractAddress: r.address.contractAddress, networkId: networkIdOf(r.chain, r.address.networkId) },

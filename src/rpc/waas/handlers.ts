@@ -6,12 +6,12 @@ import type { KeyShareBackupRecord, WaasWalletRecord } from "../../db/repositori
 import type { WaasPolicyRecord } from "../../db/repositories/waas.js";
 import type { Deps } from "../../domain/deps.js";
 import { environmentAccess } from "../../domain/tenancy/access.js";
+import { toClientChain } from "../../domain/waas/chain-names.js";
 import * as keys from "../../domain/waas/service.js";
 import * as policy from "../../domain/waas/policy.js";
 import * as session from "../../domain/waas/session.js";
 import * as wallets from "../../domain/waas/wallets.js";
 import * as users from "../../domain/users/service.js";
-import * as embedded from "../../domain/wallets/embedded.js";
 import { badRequest } from "../../errors.js";
 import { pageOf } from "../paging.js";
 import { toUserView } from "../users/mappers.js";
@@ -43,7 +43,7 @@ const toWallet = (w: WaasWalletRecord, backups: KeyShareBackupRecord[] = []) => 
   id: w.id,
   walletId: w.id,
   accountAddress: w.address,
-  chainName: w.chain === "SOL" ? "SVM" : w.chain,
+  chainName: toClientChain(w.chain),
   // The service holds each key whole: no threshold scheme the client names applies (see docs/decisions.md).
   thresholdSignatureScheme: "ONE_OF_ONE",
   // Keys are generated at random, not derived from a seed.
@@ -71,7 +71,7 @@ const toPolicy = (p: WaasPolicyRecord, message: string) => ({
     ruleId: r.ruleId,
     name: r.name,
     ruleType: r.ruleType,
-    chain: r.chain === "SOL" ? "SVM" : r.chain,
+    chain: toClientChain(r.chain),
     addresses: r.addresses,
     valueLimit: r.maxPerCall === null ? undefined : { maxPerCall: r.maxPerCall },
     methods: r.methods,
@@ -139,17 +139,15 @@ export function registerWaas(router: ConnectRouter, deps: Deps) {
     },
     async createWaasWallet(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
-      const chains = wallets.waasChainsOf(req.chains, req.chain);
-      let userId = orNull(req.userId);
-      if (req.identifier || req.type) {
-        if (!req.type) throw badRequest("identifier_type_required", "type is required with identifier", { field: "type" });
-        userId = await embedded.findOrCreateUser(deps, access, embedded.parseIdentifier(req.type, req.identifier));
-      }
-      const created = [];
-      for (const chain of chains)
-        created.push(
-          await wallets.createWaasWallet(deps, access, { chain, userId, name: orNull(req.name), delegatedAccess: req.delegatedAccess ?? true }),
-        );
+      const { wallets: created, userId } = await wallets.createWaasWallets(deps, access, {
+        chains: req.chains,
+        chain: req.chain,
+        userId: orNull(req.userId),
+        identifier: req.identifier,
+        identifierType: req.type,
+        name: orNull(req.name),
+        delegatedAccess: req.delegatedAccess ?? true,
+      });
       const user = userId ? toUserView(await users.getUser(deps, access, userId)) : undefined;
       return { wallet: toWallet(created[0]!), wallets: created.map((w) => toWallet(w)), user };
     },
