@@ -14,7 +14,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
-import { NativeConnection, Worker } from "@temporalio/worker";
+import { NativeConnection, Runtime, bundleWorkflowCode } from "@temporalio/worker";
 import { createActivities } from "../src/activities/index.js";
 import { loadConfig } from "../src/config.js";
 import { createSealer } from "../src/crypto/seal.js";
@@ -28,7 +28,7 @@ import { createLogger } from "../src/log.js";
 import { createStore } from "../src/store/store.js";
 import { connectTemporalClient, createFlows } from "../src/temporal/flows.js";
 import { installTemporalRuntimeLogger } from "../src/temporal/runtime-logger.js";
-import { workflowsPath } from "../src/temporal/worker.js";
+import { createWorkerPair, workflowsPath } from "../src/temporal/worker.js";
 
 const { DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS } = process.env;
 if (!DATABASE_URL || !REDIS_URL || !TEMPORAL_ADDRESS) throw new Error("set DATABASE_URL, REDIS_URL and TEMPORAL_ADDRESS (real servers)");
@@ -78,12 +78,14 @@ for (let i = 0; i < ENDPOINTS; i++) {
 const taskQueue = `bench-webhooks-${randomUUID()}`;
 const client = await connectTemporalClient(TEMPORAL_ADDRESS, config.temporalNamespace);
 const connection = await NativeConnection.connect({ address: TEMPORAL_ADDRESS });
-const worker = await Worker.create({
+// Both workers of a worker process: deliveries run on the webhook queue (src/temporal/ids.ts).
+const worker = await createWorkerPair({
   connection,
   namespace: config.temporalNamespace,
   taskQueue,
-  workflowsPath,
-  activities: createActivities({ db, store, sealer, webhooks: config.webhooks }),
+  workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: Runtime.instance().logger }),
+  activities: createActivities({ db, store, sealer, webhooks: config.webhooks, log }),
+  deliverySlots: config.webhooks.deliverySlots,
 });
 const running = worker.run();
 const dispatcher = createDispatcher(

@@ -22,6 +22,23 @@ fi
 
 mkdir -p "$bin_dir"
 echo "building the Temporal CLI $version into $bin_dir with $(go version) (takes a few minutes the first time)..."
-GOBIN="$bin_dir" go install "github.com/temporalio/cli/cmd/temporal@$version"
+# `go install` is silent for minutes: print a heartbeat with the number of packages built so far.
+build_log="$(mktemp)"
+trap 'rm -f "$build_log"' EXIT
+GOBIN="$bin_dir" go install -v "github.com/temporalio/cli/cmd/temporal@$version" 2>"$build_log" &
+build_pid=$!
+started=$SECONDS
+while kill -0 "$build_pid" 2>/dev/null; do
+  sleep 1
+  if (( (SECONDS - started) % 20 == 0 )) && kill -0 "$build_pid" 2>/dev/null; then
+    echo "  ... still building: $((SECONDS - started)) s, $(wc -l <"$build_log") packages so far"
+  fi
+done
+if ! wait "$build_pid"; then
+  tail -n 40 "$build_log" >&2
+  echo "error: go install failed (GOPROXY=$(go env GOPROXY), GOSUMDB=$(go env GOSUMDB))" >&2
+  exit 1
+fi
+echo "built $(wc -l <"$build_log") packages in $((SECONDS - started)) s"
 "$bin_dir/temporal" --version
 echo "temporal CLI installed: $bin_dir/temporal"

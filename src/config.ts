@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import ipaddr from "ipaddr.js";
 
 /**
  * Every setting of Sigil, read from the environment once and validated. Nothing else reads process.env.
@@ -28,7 +29,19 @@ export interface Config {
   rateLimitPerMinute: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   webhooks: WebhookSettings;
+  /** Bounds of the public SDK publish-events operation (src/domain/events/publish-limits.ts). */
+  sdkEvents: SdkEventLimits;
 }
+
+/** Requests per minute to POST /sdk/{environmentId}/events; 0 = unbounded. */
+export interface SdkEventLimits {
+  /** SIGIL_SDK_EVENTS_PER_ADDRESS_PER_MINUTE: per client (socket) address. */
+  perAddressPerMinute: number;
+  /** SIGIL_SDK_EVENTS_PER_ENVIRONMENT_PER_MINUTE: per environment, all addresses together. */
+  perEnvironmentPerMinute: number;
+}
+
+export const DEFAULT_SDK_EVENT_LIMITS: SdkEventLimits = { perAddressPerMinute: 60, perEnvironmentPerMinute: 600 };
 
 /** How webhook messages are delivered (src/domain/webhooks/delivery.ts, src/workflows/webhook-delivery.ts). */
 export interface WebhookSettings {
@@ -41,6 +54,20 @@ export interface WebhookSettings {
   requestTimeoutMs: number;
   /** Concurrent requests to one endpoint at most (slots in the store). */
   concurrencyPerEndpoint: number;
+  /**
+   * Concurrent requests of one environment (tenant) at most, over all its endpoints (slots in the store):
+   * one tenant's slow or black-holed endpoints cannot take every delivery slot of the workers.
+   */
+  concurrencyPerEnvironment: number;
+  /**
+   * Delivery workflows the dispatcher keeps running per environment, and per endpoint; further messages wait
+   * pending in Postgres (durably) and start, oldest first and round-robin across environments, as earlier
+   * ones finish. This bounds the load one tenant's fan-out puts on Temporal.
+   */
+  maxRunningPerEnvironment: number;
+  maxRunningPerEndpoint: number;
+  /** Workflow-task and local-activity slots of a worker process's webhook worker (src/temporal/worker.ts). */
+  deliverySlots: number;
   /** Retry-After of a 429/503 is honoured up to this long. */
   retryAfterMaxMs: number;
   /** An endpoint whose deliveries failed continuously for this long is disabled (reason `failing`). */
@@ -49,6 +76,15 @@ export interface WebhookSettings {
   dispatcherPollMs: number;
   /** A pending message whose workflow never ran is (re)started after this long. */
   orphanAfterMs: number;
+  /**
+   * SIGIL_WEBHOOK_ALLOW_HOSTS: host names, IP addresses and CIDR ranges the operator trusts as webhook
+   * destinations in every environment, beyond the public internet (src/domain/webhooks/destination-policy.ts).
+   */
+  allowHosts: string[];
+  /** SIGIL_WEBHOOK_SANDBOX_LOOPBACK: sandbox webhooks may target loopback (a developer's machine). */
+  sandboxLoopback: boolean;
+  /** The service's own ports, never a webhook destination on loopback (filled in by loadConfig). */
+  protectedPorts: number[];
 }
 
 const SECOND = 1000;
@@ -62,10 +98,17 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   },
   requestTimeoutMs: 15 * SECOND,
   concurrencyPerEndpoint: 5,
+  concurrencyPerEnvironment: 10,
+  maxRunningPerEnvironment: 200,
+  maxRunningPerEndpoint: 50,
+  deliverySlots: 200,
   retryAfterMaxMs: 10 * MINUTE,
   disableAfterFailingMs: { live: 5 * 24 * HOUR, sandbox: 24 * HOUR },
   dispatcherPollMs: 2 * SECOND,
   orphanAfterMs: 10 * SECOND,
+  allowHosts: [],
+  sandboxLoopback: true,
+  protectedPorts: [],
 };
 
 /** "0,5s,5m,2h" -> ms; plain numbers are ms. */
@@ -83,6 +126,11 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
   const d = DEFAULT_WEBHOOK_SETTINGS;
   const concurrency = int("SIGIL_WEBHOOK_CONCURRENCY_PER_ENDPOINT", d.concurrencyPerEndpoint, env);
   if (concurrency < 1) throw new Error("SIGIL_WEBHOOK_CONCURRENCY_PER_ENDPOINT must be at least 1");
+  const atLeastOne = (name: string, fallback: number) => {
+    const n = int(name, fallback, env);
+    if (n < 1) throw new Error(`${name} must be at least 1`);
+    return n;
+  };
   const live = durations("SIGIL_WEBHOOK_SCHEDULE_LIVE", env.SIGIL_WEBHOOK_SCHEDULE_LIVE, d.schedule.live);
   const sandbox = durations("SIGIL_WEBHOOK_SCHEDULE_SANDBOX", env.SIGIL_WEBHOOK_SCHEDULE_SANDBOX, d.schedule.sandbox);
   if (!live.length || !sandbox.length) throw new Error("a webhook retry schedule needs at least one attempt");
@@ -90,6 +138,10 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
     schedule: { live, sandbox },
     requestTimeoutMs: int("SIGIL_WEBHOOK_TIMEOUT_MS", d.requestTimeoutMs, env),
     concurrencyPerEndpoint: concurrency,
+    concurrencyPerEnvironment: atLeastOne("SIGIL_WEBHOOK_CONCURRENCY_PER_ENVIRONMENT", d.concurrencyPerEnvironment),
+    maxRunningPerEnvironment: atLeastOne("SIGIL_WEBHOOK_MAX_RUNNING_PER_ENVIRONMENT", d.maxRunningPerEnvironment),
+    maxRunningPerEndpoint: atLeastOne("SIGIL_WEBHOOK_MAX_RUNNING_PER_ENDPOINT", d.maxRunningPerEndpoint),
+    deliverySlots: atLeastOne("SIGIL_WEBHOOK_DELIVERY_SLOTS", d.deliverySlots),
     retryAfterMaxMs: int("SIGIL_WEBHOOK_RETRY_AFTER_MAX_MS", d.retryAfterMaxMs, env),
     disableAfterFailingMs: {
       live: int("SIGIL_WEBHOOK_DISABLE_AFTER_MS_LIVE", d.disableAfterFailingMs.live, env),
@@ -97,7 +149,64 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
     },
     dispatcherPollMs: int("SIGIL_WEBHOOK_DISPATCHER_POLL_MS", d.dispatcherPollMs, env),
     orphanAfterMs: int("SIGIL_WEBHOOK_ORPHAN_AFTER_MS", d.orphanAfterMs, env),
+    allowHosts: allowHosts(env.SIGIL_WEBHOOK_ALLOW_HOSTS),
+    sandboxLoopback: bool("SIGIL_WEBHOOK_SANDBOX_LOOPBACK", d.sandboxLoopback, env),
+    protectedPorts: [],
   };
+}
+
+/** "hooks.corp.example,10.20.0.0/16,192.168.1.5": each entry a host name, an IP address or a CIDR range. */
+function allowHosts(raw: string | undefined): string[] {
+  const entries = (raw ?? "").split(",").map((e) => e.trim().toLowerCase().replace(/\.$/, "").replace(/^\[(.*)\]$/, "$1")).filter(Boolean);
+  for (const e of entries) {
+    const ok = e.includes("/") ? isCidr(e) : ipaddr.isValid(e) || /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(e);
+    if (!ok) throw new Error(`SIGIL_WEBHOOK_ALLOW_HOSTS entries must be host names, IP addresses or CIDR ranges, got ${JSON.stringify(e)}`);
+  }
+  return entries;
+}
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function bool(name: string, fallback: boolean, env: NodeJS.ProcessEnv): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (["1", "true", "yes", "on"].includes(raw)) return true;
+  if (["0", "false", "no", "off"].includes(raw)) return false;
+  throw new Error(`${name} must be true or false, got ${JSON.stringify(env[name])}`);
+}
+
+/**
+ * Ports of the service itself that a webhook must never reach on loopback: the API, the embedded Postgres
+ * and Temporal dev server (frontend and UI) when this process runs them, and the external Postgres, Redis
+ * and Temporal when they listen on loopback.
+ */
+function ownPorts(c: Pick<Config, "port" | "databaseUrl" | "redisUrl" | "temporalAddress" | "embeddedPostgresPort" | "embeddedTemporalPort">): number[] {
+  const ports = [c.port];
+  if (!c.databaseUrl) ports.push(c.embeddedPostgresPort);
+  if (!c.temporalAddress) ports.push(c.embeddedTemporalPort, c.embeddedTemporalPort + 1000);
+  for (const [url, fallback] of [[c.databaseUrl, 5432], [c.redisUrl, 6379], [c.temporalAddress && `grpc://${c.temporalAddress}`, 7233]] as const) {
+    const port = url ? loopbackPort(url, fallback) : null;
+    if (port) ports.push(port);
+  }
+  return [...new Set(ports.filter((p) => p > 0))];
+}
+
+function loopbackPort(url: string, fallback: number): number | null {
+  try {
+    const u = new URL(url);
+    const host = u.hostname.replace(/^\[|\]$/g, "");
+    const loopback = host === "localhost" || (ipaddr.isValid(host) && ipaddr.process(host).range() === "loopback");
+    return loopback ? Number(u.port || fallback) : null;
+  } catch {
+    return null;
+  }
 }
 
 function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
@@ -136,7 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(env.SIGIL_DATA_DIR || "data");
   const logLevel = (env.LOG_LEVEL || "info") as Config["logLevel"];
   if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) throw new Error(`LOG_LEVEL ${logLevel} is unknown`);
-  return {
+  const config: Config = {
     host,
     port,
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ""),
@@ -154,5 +263,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: int("SIGIL_RATE_LIMIT_PER_MINUTE", 6000, env),
     logLevel,
     webhooks: webhookSettings(env),
+    sdkEvents: {
+      perAddressPerMinute: int("SIGIL_SDK_EVENTS_PER_ADDRESS_PER_MINUTE", DEFAULT_SDK_EVENT_LIMITS.perAddressPerMinute, env),
+      perEnvironmentPerMinute: int("SIGIL_SDK_EVENTS_PER_ENVIRONMENT_PER_MINUTE", DEFAULT_SDK_EVENT_LIMITS.perEnvironmentPerMinute, env),
+    },
   };
+  config.webhooks.protectedPorts = ownPorts(config);
+  return config;
 }

@@ -14,6 +14,7 @@ export type ErrorKind =
   | "unprocessable"
   | "too_large"
   | "rate_limited"
+  | "unavailable"
   | "internal";
 
 export class DomainError extends Error {
@@ -35,6 +36,22 @@ export const unprocessable = (code: string, message: string, payload?: Record<st
   new DomainError("unprocessable", code, message, payload);
 export const conflict = (code: string, message: string) => new DomainError("conflict", code, message);
 
+/** A dependency the request needs; each has its own error code (`database_unavailable`, ...). */
+export type Dependency = "database" | "workflow_engine" | "store";
+
+/** Seconds a client is told to wait (Retry-After) when a dependency is down: about one supervisor restart. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * A dependency is down or unreachable (connection refused or reset, server restarting, no answer within its
+ * deadline): the request did nothing durable and may be retried. Answered 503 with Retry-After (HTTP) or
+ * UNAVAILABLE (gRPC/Connect) by the transport.
+ */
+export const unavailable = (dependency: Dependency) =>
+  new DomainError("unavailable", `${dependency}_unavailable`, `${dependency.replace("_", " ")} unavailable, retry later`, {
+    dependency,
+  });
+
 /** Connect code per kind. 422 has no Connect code of its own: FailedPrecondition carries it. */
 export const kindToCode: Record<ErrorKind, Code> = {
   bad_request: Code.InvalidArgument,
@@ -45,6 +62,7 @@ export const kindToCode: Record<ErrorKind, Code> = {
   unprocessable: Code.FailedPrecondition,
   too_large: Code.ResourceExhausted,
   rate_limited: Code.ResourceExhausted,
+  unavailable: Code.Unavailable,
   internal: Code.Internal,
 };
 
@@ -58,6 +76,7 @@ export const kindToHttpStatus: Record<ErrorKind, number> = {
   unprocessable: 422,
   too_large: 413,
   rate_limited: 429,
+  unavailable: 503,
   internal: 500,
 };
 

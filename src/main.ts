@@ -20,12 +20,30 @@ if (runtime.port !== undefined) {
 if (runtime.temporalUiUrl) console.log(`Temporal UI: ${runtime.temporalUiUrl}`);
 if (mode === "dev") console.log("Create a tenant and an API token: npx sigil bootstrap --json\n");
 
+/**
+ * A graceful stop (in-flight requests drained, worker and dispatcher stopped, children stopped) is bounded by
+ * its parts; this deadline is the backstop: a stop that still hangs exits non-zero, and the embedded
+ * children are killed by the managed processes' exit hook. A second signal exits at once.
+ */
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
 let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
-    if (stopping) return;
+    if (stopping) {
+      runtime.log.warn("second signal: exiting without waiting for the shutdown", { signal });
+      process.exit(1);
+    }
     stopping = true;
     runtime.log.info("shutting down", { signal });
-    void runtime.stop().then(() => process.exit(0));
+    const started = Date.now();
+    setTimeout(() => {
+      runtime.log.error("shutdown did not finish in time; exiting", { deadlineMs: SHUTDOWN_DEADLINE_MS });
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS - 500).unref();
+    void runtime.stop().then(() => {
+      runtime.log.info("shut down", { ms: Date.now() - started });
+      process.exit(0);
+    });
   });
 }

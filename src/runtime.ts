@@ -5,14 +5,17 @@ import { closeDatabase, connectDatabase, type Database } from "./db/db.js";
 import { migrate } from "./db/migrate.js";
 import type { Deps } from "./domain/deps.js";
 import { startEmbeddedPostgres } from "./infra/embedded-postgres.js";
+import { supervise } from "./infra/supervisor.js";
 import { startTemporalDevServer } from "./infra/temporal-dev-server.js";
 import { createDispatcher } from "./domain/webhooks/dispatcher.js";
 import { createLogger, type Logger } from "./log.js";
 import { createApiHandler, type ReadinessCheck } from "./server/app.js";
 import { createDualServer } from "./server/listen.js";
 import { createStore } from "./store/store.js";
+import { createEngineMonitor, guardFlows } from "./temporal/engine-monitor.js";
 import { connectTemporalClient, createFlows } from "./temporal/flows.js";
 import { installTemporalRuntimeLogger } from "./temporal/runtime-logger.js";
+import { startSupervisedWorker } from "./temporal/supervised-worker.js";
 import { createWorker } from "./temporal/worker.js";
 
 export interface Runtime {
@@ -22,12 +25,20 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
-/** Resolves DATABASE_URL, or starts the embedded Postgres under <dataDir>/postgres. */
-export async function resolveDatabase(config: Config, log: Logger): Promise<{ url: string; stop?: () => Promise<void> }> {
+/**
+ * Resolves DATABASE_URL, or starts the embedded Postgres under <dataDir>/postgres, supervised: restarted on
+ * the same port and data dir when it dies, so the pool reconnects by itself.
+ */
+export async function resolveDatabase(
+  config: Config,
+  log: Logger,
+): Promise<{ url: string; stop?: () => Promise<void>; retire?: () => void }> {
   if (config.databaseUrl) return { url: config.databaseUrl };
   log.info("starting embedded postgres", { dataDir: config.dataDir, port: config.embeddedPostgresPort });
-  const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort, log: (l) => log.debug(l) });
-  return { url: pg.url, stop: pg.stop };
+  const start = () => startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort, log: (l) => log.debug(l) });
+  const pg = await start();
+  const supervisor = supervise(pg, { name: "embedded postgres", start, log });
+  return { url: pg.url, stop: () => supervisor.stop(), retire: supervisor.retire };
 }
 
 /** Task-queue pollers seen recently: how an api-only process knows a worker is serving its flows. */
@@ -55,12 +66,20 @@ function workerPollingCheck(client: Client, config: Config): ReadinessCheck {
 export async function startRuntime(config: Config, roles: { api: boolean; worker: boolean }): Promise<Runtime> {
   const log = createLogger(config.logLevel);
   const stops: (() => Promise<void>)[] = [];
+  // Stopping takes in work first, all at once (the API server drains its in-flight requests, the dispatcher
+  // and the worker stop claiming work, each bounded), then closes clients and children in reverse order.
+  const drains: (() => Promise<void>)[] = [];
+  const retires: (() => void)[] = []; // supervisors: no restarts once stopping
   const stop = async () => {
-    for (const s of stops.reverse()) await s().catch((err) => log.warn("stop failed", { error: String(err) }));
+    const failed = (err: unknown) => log.warn("stop failed", { error: String(err) });
+    for (const r of retires) r();
+    await Promise.all(drains.splice(0).map((d) => d().catch(failed)));
+    for (const s of stops.reverse()) await s().catch(failed);
   };
   try {
     const database = await resolveDatabase(config, log);
     if (database.stop) stops.push(database.stop);
+    if (database.retire) retires.push(database.retire);
     const db: Database = connectDatabase(database.url);
     stops.push(() => closeDatabase(db));
     const applied = await migrate(db);
@@ -73,65 +92,77 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
     let temporalUiUrl: string | undefined;
     if (!temporalAddress) {
       log.info("starting temporal dev server", { port: config.embeddedTemporalPort });
-      const dev = await startTemporalDevServer({
-        cliPath: config.temporalCliPath,
-        dataDir: config.dataDir,
-        port: config.embeddedTemporalPort,
-        namespace: config.temporalNamespace,
-        log: (l) => log.debug(l),
-      });
-      stops.push(dev.stop);
+      const startDev = async () => {
+        const dev = await startTemporalDevServer({
+          cliPath: config.temporalCliPath,
+          dataDir: config.dataDir,
+          port: config.embeddedTemporalPort,
+          namespace: config.temporalNamespace,
+          log: (l) => log.debug(l),
+        });
+        // SIGKILL after 3 s: the shutdown of the whole process is bounded (src/main.ts).
+        return { ...dev, stop: () => dev.stop(3_000) };
+      };
+      const dev = await startDev();
+      // Restarted on the same port and SQLite file when it dies: the client and the worker reconnect.
+      const supervisor = supervise(dev, { name: "temporal dev server", start: startDev, log });
+      stops.push(() => supervisor.stop());
+      retires.push(supervisor.retire);
       temporalAddress = dev.address;
       temporalUiUrl = dev.uiUrl;
     }
     const client = await connectTemporalClient(temporalAddress, config.temporalNamespace);
     stops.push(() => client.connection.close());
+    const engine = createEngineMonitor(client, temporalAddress, log);
+    stops.push(async () => engine.stop());
 
     const deps: Deps = {
       config,
       db,
       store,
       sealer: createSealer(config.sealingKeys),
-      flows: createFlows(client, config.temporalTaskQueue),
+      flows: guardFlows(createFlows(client, config.temporalTaskQueue), engine),
       log,
     };
 
     const checks: ReadinessCheck[] = [
       { name: "database", check: async () => (await db.one("SELECT 1 AS ok")).ok === 1 },
       { name: "store", check: () => store.ping() },
+      { name: "workflowEngine", check: () => engine.check() },
     ];
     let workerState = () => false;
-    if (roles.worker) checks.push({ name: "worker", check: async () => workerState() });
+    // A worker counts as serving only while it runs and the engine it polls answers.
+    if (roles.worker) checks.push({ name: "worker", check: async () => workerState() && (await engine.check()) });
     else checks.push(workerPollingCheck(client, config));
 
     let port: number | undefined;
     if (roles.api) {
       const server = createDualServer(createApiHandler(deps, checks));
       port = await server.listen(config.port, config.host);
-      stops.push(() => server.close());
+      drains.push(() => server.close());
       log.info("api listening", { url: `http://${config.host}:${port}`, publicUrl: config.publicUrl });
     }
     if (roles.worker) {
       installTemporalRuntimeLogger(log, config.logLevel === "debug");
-      const { worker, connection } = await createWorker({
-        address: temporalAddress,
-        namespace: config.temporalNamespace,
-        taskQueue: config.temporalTaskQueue,
-        deps: { db, store, sealer: deps.sealer, webhooks: config.webhooks },
-      });
-      const running = worker.run();
-      workerState = () => worker.getState() === "RUNNING";
-      running.catch((err) => log.error("worker stopped", { error: String(err) }));
-      stops.push(async () => {
-        if (worker.getState() === "RUNNING") worker.shutdown();
-        await running.catch(() => {});
-        await connection.close();
-      });
+      const address = temporalAddress;
+      const worker = await startSupervisedWorker(
+        () =>
+          createWorker({
+            address,
+            namespace: config.temporalNamespace,
+            taskQueue: config.temporalTaskQueue,
+            deps: { db, store, sealer: deps.sealer, webhooks: config.webhooks, log },
+          }),
+        log,
+        { name: config.temporalTaskQueue },
+      );
+      workerState = () => worker.running();
+      drains.push(() => worker.stop());
       log.info("worker running", { taskQueue: config.temporalTaskQueue });
       // The outbox relay runs beside the worker: any number of worker processes may run it (SKIP LOCKED).
       const dispatcher = createDispatcher(deps);
       await dispatcher.start();
-      stops.push(() => dispatcher.stop());
+      drains.push(() => dispatcher.stop());
     }
     return { port, temporalUiUrl, log, stop };
   } catch (err) {

@@ -11,6 +11,7 @@ import {
   type DeliveryInput,
   type DeliveryPlan,
 } from "../domain/webhooks/delivery.js";
+import type { Logger } from "../log.js";
 import type { EphemeralStore } from "../store/store.js";
 
 export interface WebhookActivityDeps {
@@ -18,6 +19,7 @@ export interface WebhookActivityDeps {
   store: EphemeralStore;
   sealer: Sealer;
   webhooks: WebhookSettings;
+  log: Logger;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface WebhookActivityDeps {
 export function createWebhookActivities(deps: { db: Database } & Partial<WebhookActivityDeps>) {
   const full = (): DeliveryDeps => {
     if (!deps.store || !deps.sealer || !deps.webhooks) throw new Error("this worker was started without webhook delivery dependencies");
-    return { db: deps.db, store: deps.store, sealer: deps.sealer, webhooks: deps.webhooks };
+    return { db: deps.db, store: deps.store, sealer: deps.sealer, webhooks: deps.webhooks, log: deps.log };
   };
   return {
     async planWebhookDelivery(input: DeliveryInput): Promise<DeliveryPlan> {

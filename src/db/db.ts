@@ -8,8 +8,14 @@ export type Database = IDatabase<unknown>;
 /** A database or an open transaction/task: every repository function accepts either. */
 export type Queryable = IBaseProtocol<unknown>;
 
+/**
+ * How long a query waits for a pooled connection (a new one or a free one) before failing: a server that is
+ * down or black-holed must fail a request in seconds (answered 503 database_unavailable), not hang it.
+ */
+export const CONNECT_TIMEOUT_MS = 3_000;
+
 export function connectDatabase(url: string, opts: { max?: number } = {}): Database {
-  const db = pgp({ connectionString: url, max: opts.max ?? 20 });
+  const db = pgp({ connectionString: url, max: opts.max ?? 20, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // pg-pool's end() resolves before its clients' sockets have closed, and pg-promise drops its own pool
   // 'error' listener when the pool ends. A server stopping right then (the embedded Postgres on shutdown)
   // sends a FATAL that pg-pool re-emits on the pool: with no listener left, that is an uncaught exception

@@ -69,7 +69,9 @@ export function toHttpError(err: unknown): HttpError {
   if (requestId !== null) headers["x-request-id"] = requestId;
 
   const status = statusOf(err);
-  if (status >= 500 && status !== 501) return { ...internal(), headers };
+  // 501 and 503 (a dependency down: the interceptor's `unavailable` errors) carry their own body; any
+  // other 5xx is an internal error whose detail stays in the logs.
+  if (status >= 500 && status !== 501 && status !== 503) return { ...internal(), headers };
   const body: ErrorBody = {
     error: err.rawMessage,
     code: err.metadata.get(ERROR_CODE_HEADER) ?? codeToString(err.code),

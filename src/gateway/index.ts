@@ -8,6 +8,9 @@ import { buildRequestMessage } from "./request.js";
 import { JSON_CONTENT_TYPE, renderSuccess, type Rendered } from "./response.js";
 import { buildRoutes, matchRoute, type Route } from "./rules.js";
 import { CLIENT_IP_HEADER } from "../rpc/context.js";
+import { unsafeTextViolations } from "../rpc/text-safety.js";
+import { validationError } from "../rpc/validation.js";
+import { toConnectError } from "../errors.js";
 
 export { GatewayError } from "./errors.js";
 export type { Route } from "./rules.js";
@@ -25,6 +28,17 @@ export interface RestGatewayOptions {
 
 /** Request headers the RPC layer may see; everything else a REST caller sends stays at the edge. */
 const FORWARDED_HEADERS = ["authorization", "user-agent", "x-request-id"] as const;
+/**
+ * Response headers a handler may set for the REST answer (the security headers of an HTML page such as
+ * the OAuth authorize page); other RPC response headers stay in the RPC layer.
+ */
+const FORWARDED_RESPONSE_HEADERS = [
+  "content-security-policy",
+  "x-frame-options",
+  "cache-control",
+  "referrer-policy",
+  "x-content-type-options",
+] as const;
 /** Set by the gateway from the socket; a caller-supplied value is never trusted. */
 export { CLIENT_IP_HEADER };
 
@@ -127,18 +141,31 @@ async function serve(
   const { route, pathParams } = match;
   const body = route.body === "" ? undefined : await readJsonBody(req, maxBodyBytes);
   const input = buildRequestMessage(route, { pathParams, query, body });
+  // The in-process transport serializes the message, which turns an unpaired surrogate into U+FFFD before
+  // the validation interceptor sees it; so the same text check also runs here, on what the caller wrote.
+  const unsafe = unsafeTextViolations(route.method.input, input);
+  if (unsafe.length) throw toConnectError(validationError(unsafe));
 
   let requestId: string | null = null;
+  const passedOn: Record<string, string> = {};
   const noteRequestId = (h: Headers) => {
     requestId = h.get("x-request-id") ?? requestId;
+  };
+  const noteHeaders = (h: Headers) => {
+    noteRequestId(h);
+    for (const name of FORWARDED_RESPONSE_HEADERS) {
+      const value = h.get(name);
+      if (value !== null) passedOn[name] = value;
+    }
   };
   const output = await clientFor(route.service)[route.method.localName](input, {
     headers: forwardedHeaders(req),
     signal,
-    onHeader: noteRequestId,
+    onHeader: noteHeaders,
     onTrailer: noteRequestId,
   });
   const rendered = renderSuccess(route, output);
+  Object.assign(rendered.headers, passedOn);
   if (requestId !== null) rendered.headers["x-request-id"] = requestId;
   return rendered;
 }
@@ -157,8 +184,9 @@ async function readJsonBody(req: GatewayRequest, maxBodyBytes: number): Promise<
   try {
     return JSON.parse(text) as JsonValue;
   } catch (err) {
-    const detail = err instanceof Error ? err.message : String(err);
-    throw new GatewayError(400, "malformed_json", `request body is not valid JSON: ${detail}`);
+    // V8's message quotes the start of the body; an error never echoes input, so only the position is kept.
+    const position = err instanceof Error ? /position (\d+)/.exec(err.message)?.[1] : undefined;
+    throw new GatewayError(400, "malformed_json", `request body is not valid JSON${position ? ` (at position ${position})` : ""}`);
   }
 }
 

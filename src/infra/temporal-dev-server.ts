@@ -31,7 +31,10 @@ export interface TemporalDevServer {
   /** host:port for @temporalio/client Connection / NativeConnection. */
   address: string;
   uiUrl: string | undefined;
-  stop(): Promise<void>;
+  /** Resolves with the server's exit code (or signal name) when it exits, on stop() or on its own. */
+  exited: Promise<number | string>;
+  /** SIGTERM, then SIGKILL after graceMs (default 10 s). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 const host = "127.0.0.1";
@@ -119,6 +122,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   return {
     address,
     uiUrl: opts.headless ? undefined : `http://${host}:${uiPort}`,
-    stop: () => server.stop(),
+    exited: server.exited,
+    stop: (graceMs?: number) => server.stop(graceMs),
   };
 }

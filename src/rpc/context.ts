@@ -46,6 +46,14 @@ export const CLIENT_IP_HEADER = "sigil-client-ip";
 /** The caller's network address, set by the HTTP adapter (or the gateway) for rate limiting and logs. */
 export const clientIpKey = createContextKey<string>("", { description: "client ip" });
 
+/**
+ * The caller's socket address: the adapter's for direct RPC calls, else the one the REST gateway put in
+ * CLIENT_IP_HEADER (it overwrites any caller-sent value). Forwarded-for headers are never read.
+ */
+export function clientAddress(ctx: { values: { get<T>(key: ContextKey<T>): T }; requestHeader: Headers }): string {
+  return ctx.values.get(clientIpKey) || ctx.requestHeader.get(CLIENT_IP_HEADER) || "";
+}
+
 /** Either kind of token caller of a management handler (the authn interceptor guarantees one). */
 export function tokenCaller(ctx: { values: { get<T>(key: ContextKey<T>): T } }): TokenPrincipal {
   const p = ctx.values.get(principalKey);

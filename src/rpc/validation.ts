@@ -1,9 +1,18 @@
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
+import type { ListValue } from "@bufbuild/protobuf/wkt";
+import type { FieldRules } from "../gen/sigil/options/v0/options_pb.js";
+import { badRequest, type DomainError } from "../errors.js";
 import { fieldRules } from "./method-options.js";
 
 export interface Violation {
   field: string;
   message: string;
+}
+
+/** The one 400 every rule violation answers: `validation_error`, each broken field named in the payload. */
+export function validationError(violations: readonly Violation[]): DomainError {
+  const summary = violations.map((v) => `${v.field} ${v.message}`).join("; ");
+  return badRequest("validation_error", `invalid request: ${summary}`, { errors: violations });
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -40,6 +49,21 @@ function checkString(path: string, value: string, f: DescField, out: Violation[]
 }
 
 /**
+ * A list with presence (google.protobuf.ListValue): counted like a repeated field, and when its items are
+ * declared strings, each is checked with the field's string rules.
+ */
+function checkListValue(path: string, list: ListValue, f: DescField, rules: FieldRules, out: Violation[]) {
+  const items = list.values;
+  if (rules.minItems && items.length < rules.minItems) out.push({ field: path, message: `must have at least ${rules.minItems} item${rules.minItems === 1 ? "" : "s"}` });
+  if (rules.maxItems && items.length > rules.maxItems) out.push({ field: path, message: `must have at most ${rules.maxItems} items` });
+  if (!rules.stringItems) return;
+  items.forEach((item, i) => {
+    if (item.kind.case === "stringValue") checkString(`${path}[${i}]`, item.kind.value, f, out);
+    else out.push({ field: `${path}[${i}]`, message: "must be a string" });
+  });
+}
+
+/**
  * Checks a request against the (sigil.options.v0.field) rules declared in the proto, recursively.
  * Field paths use the JSON names a REST caller sent (e.g. "wallets[0].chain").
  */
@@ -60,7 +84,9 @@ export function validateMessage(schema: DescMessage, message: Record<string, unk
       });
     } else if (f.fieldKind === "message") {
       if (rules?.required && value === undefined) out.push({ field: path, message: "is required" });
-      if (value !== undefined && !f.message.typeName.startsWith("google.protobuf."))
+      if (value !== undefined && rules && f.message.typeName === "google.protobuf.ListValue")
+        checkListValue(path, value as ListValue, f, rules, out);
+      else if (value !== undefined && !f.message.typeName.startsWith("google.protobuf."))
         out.push(...validateMessage(f.message, value as Record<string, unknown>, `${path}.`));
     }
   }

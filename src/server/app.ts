@@ -21,10 +21,19 @@ export interface ReadinessCheck {
 type Req = http.IncomingMessage | http2.Http2ServerRequest;
 type Res = http.ServerResponse | http2.Http2ServerResponse;
 
+/** A check that has not answered by then counts as failed: /healthz answers fast even when a dependency hangs. */
+export const CHECK_TIMEOUT_MS = 1_500;
+
+function bounded(check: ReadinessCheck): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS);
+  });
+  return Promise.race([check.check().catch(() => false), timeout]).finally(() => clearTimeout(timer));
+}
+
 async function runChecks(checks: readonly ReadinessCheck[]) {
-  const results = await Promise.all(
-    checks.map(async (c) => [c.name, await c.check().catch(() => false)] as const),
-  );
+  const results = await Promise.all(checks.map(async (c) => [c.name, await bounded(c)] as const));
   return { ok: results.every(([, ok]) => ok), checks: Object.fromEntries(results) };
 }
 

@@ -3,7 +3,8 @@ import { once } from "node:events";
 import type http from "node:http";
 import type http2 from "node:http2";
 import { createContextValues } from "@connectrpc/connect";
-import { badRequest, DomainError, kindToHttpStatus } from "../errors.js";
+import { badRequest, DomainError, kindToHttpStatus, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../errors.js";
+import { asUnavailable } from "../infra/dependency-errors.js";
 import { authenticateApiToken } from "../domain/auth/api-token-auth.js";
 import { effectivePermissions, hasPermission } from "../domain/auth/permissions.js";
 import type { Deps } from "../domain/deps.js";
@@ -84,14 +85,18 @@ function fail(deps: Deps, res: Res, err: unknown, requestId: string) {
   }
   let status = 500;
   let body: Record<string, unknown> = { error: "internal error", code: "internal" };
-  if (err instanceof DomainError && err.kind !== "internal") {
-    status = kindToHttpStatus[err.kind];
-    body = { error: err.message, code: err.code, ...(err.payload ? { payload: err.payload } : {}) };
+  const headers: Record<string, string | number> = { "content-type": "application/json; charset=utf-8", "x-request-id": requestId };
+  // A dependency that is down answers 503 + Retry-After here as on every other route.
+  const known = asUnavailable(err) ?? err;
+  if (known instanceof DomainError && known.kind !== "internal") {
+    status = kindToHttpStatus[known.kind];
+    body = { error: known.message, code: known.code, ...(known.payload ? { payload: known.payload } : {}) };
+    if (known.kind === "unavailable") headers["retry-after"] = String(UNAVAILABLE_RETRY_AFTER_SECONDS);
   } else {
     deps.log.error("export download failed", { requestId, error: err instanceof Error ? err.message : String(err) });
   }
   const text = JSON.stringify(body);
-  r.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), "x-request-id": requestId });
+  r.writeHead(status, { ...headers, "content-length": Buffer.byteLength(text) });
   r.end(text);
 }
 

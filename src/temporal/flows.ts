@@ -3,7 +3,7 @@ import type { Flows } from "../domain/deps.js";
 import { exportUsersWorkflow } from "../workflows/export-users.js";
 import { walletRecoveryWorkflow } from "../workflows/wallet-recovery.js";
 import { webhookDeliveryWorkflow } from "../workflows/webhook-delivery.js";
-import { workflowIds } from "./ids.js";
+import { taskQueues, workflowIds } from "./ids.js";
 
 export async function connectTemporalClient(address: string, namespace: string): Promise<Client> {
   const connection = await Connection.connect({ address });
@@ -15,6 +15,8 @@ export async function connectTemporalClient(address: string, namespace: string):
  * started twice (USE_EXISTING); a finished one may run again (ALLOW_DUPLICATE).
  */
 export function createFlows(client: Client, taskQueue: string): Flows {
+  // Deliveries go to the webhook queue: a delivery backlog never waits in front of an export or a recovery.
+  const webhookTaskQueue = taskQueues(taskQueue).webhooks;
   return {
     async recoverWallets(input) {
       const workflowId = workflowIds.walletRecovery(input.environmentId, input.userId);
@@ -44,7 +46,7 @@ export function createFlows(client: Client, taskQueue: string): Flows {
       const redelivery = input.redelivery ?? 0;
       try {
         await client.workflow.start(webhookDeliveryWorkflow, {
-          taskQueue,
+          taskQueue: webhookTaskQueue,
           workflowId: workflowIds.webhookDelivery(input.messageId, redelivery),
           args: [{ environmentId: input.environmentId, messageId: input.messageId, redelivery }],
           workflowIdConflictPolicy: "USE_EXISTING",

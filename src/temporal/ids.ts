@@ -4,6 +4,16 @@
  */
 export const DEFAULT_TASK_QUEUE = "sigil";
 
+/**
+ * The task queues derived from the configured one (TEMPORAL_TASK_QUEUE). Interactive flows (exports, wallet
+ * recovery, the wallet flows to come) run on the configured queue itself; webhook delivery, bulk work whose
+ * backlog can be large, on a queue of its own served by a worker with its own limits, so that a tenant's
+ * delivery backlog never queues ahead of another tenant's export or recovery (issue 10, fairness).
+ */
+export function taskQueues(configured: string) {
+  return { interactive: configured, webhooks: `${configured}-webhooks` };
+}
+
 export const workflowIds = {
   walletRecovery: (environmentId: string, userId: string) => `wallet-recovery/${environmentId}/${userId}`,
   export: (exportId: string) => `export/${exportId}`,

@@ -21,6 +21,9 @@ export function installTemporalRuntimeLogger(log: Logger, debug: boolean): void 
   };
   try {
     Runtime.install({
+      // The SDK would shut workers down on SIGINT/SIGTERM by itself, racing src/main.ts's ordered, bounded
+      // shutdown (which stops the worker in its turn).
+      shutdownSignals: [],
       logger: {
         log: forward,
         trace: (m, meta) => forward("TRACE", m, meta),

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
-import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
+import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkerOptions } from "@temporalio/worker";
 import { createActivities, type ActivityDeps } from "../activities/index.js";
+import { taskQueues } from "./ids.js";
 
 /** The workflows entry point the worker bundles (TypeScript is compiled by the bundler). */
 export const workflowsPath = fileURLToPath(new URL("../workflows/index.ts", import.meta.url));
@@ -14,14 +15,79 @@ export interface WorkerSetup {
   workflowBundle?: WorkerOptions["workflowBundle"];
 }
 
-export async function createWorker(setup: WorkerSetup): Promise<{ worker: Worker; connection: NativeConnection }> {
+/** What runs, is watched and is stopped like one Temporal worker (the pair of workers below is one). */
+export type RunnableWorker = Pick<Worker, "run" | "shutdown" | "getState">;
+
+/**
+ * The process's workers: one on the interactive queue (exports, recovery: the SDK's default limits) and one
+ * on the webhook queue (taskQueues in ids.ts), each with slots of its own, so that no delivery backlog takes
+ * the slots an interactive flow needs. A delivery attempt is a local activity that holds its workflow-task
+ * slot while the request is in flight (up to the request timeout against a black hole), so the webhook
+ * worker's workflow-task and local-activity slots are sized together (`deliverySlots`), well above one
+ * environment's in-flight bound (`concurrencyPerEnvironment`). Both register every workflow and activity:
+ * deliveries started on the interactive queue before the split still finish there.
+ */
+export async function createWorkerPair(setup: {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  activities: object;
+  workflowBundle: NonNullable<WorkerOptions["workflowBundle"]>;
+  deliverySlots: number;
+  extra?: Partial<WorkerOptions>;
+}): Promise<RunnableWorker> {
+  const queues = taskQueues(setup.taskQueue);
+  const common = { connection: setup.connection, namespace: setup.namespace, activities: setup.activities, workflowBundle: setup.workflowBundle, ...setup.extra };
+  const interactive = await Worker.create({ ...common, taskQueue: queues.interactive });
+  const webhooks = await Worker.create({
+    ...common,
+    taskQueue: queues.webhooks,
+    maxConcurrentWorkflowTaskExecutions: setup.deliverySlots,
+    maxConcurrentLocalActivityExecutions: setup.deliverySlots,
+    maxConcurrentActivityTaskExecutions: Math.max(2, Math.ceil(setup.deliverySlots / 10)),
+  });
+  return workerPair([interactive, webhooks]);
+}
+
+/** Runs the workers as one: when one stops or fails, the others are shut down and run() settles like it. */
+function workerPair(workers: Worker[]): RunnableWorker {
+  const shutdownAll = () => {
+    for (const w of workers) if (w.getState() === "RUNNING") w.shutdown();
+  };
+  return {
+    getState: () => workers.map((w) => w.getState()).find((s) => s !== "RUNNING") ?? "RUNNING",
+    shutdown: () => {
+      if (!workers.some((w) => w.getState() === "RUNNING")) workers[0]!.shutdown(); // throws like a Worker would
+      shutdownAll();
+    },
+    async run() {
+      const runs = workers.map((w) => w.run());
+      await Promise.race(runs.map((r) => r.catch(() => undefined)));
+      shutdownAll();
+      const results = await Promise.allSettled(runs);
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed) throw failed.reason;
+    },
+  };
+}
+
+export async function createWorker(setup: WorkerSetup): Promise<{ worker: RunnableWorker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: setup.address });
-  const worker = await Worker.create({
+  const worker = await createWorkerPair({
     connection,
     namespace: setup.namespace,
     taskQueue: setup.taskQueue,
     activities: createActivities(setup.deps),
-    ...(setup.workflowBundle ? { workflowBundle: setup.workflowBundle } : { workflowsPath }),
+    deliverySlots: setup.deps.webhooks?.deliverySlots ?? 200,
+    // One bundle for both workers.
+    workflowBundle: setup.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath, logger: Runtime.instance().logger })),
+    extra: {
+      // A bounded shutdown (SIGTERM must end the process within 10 s): activities get 2 s to finish, then are
+      // cancelled (deliveries abort their request and are retried later); after 4 s the worker gives up waiting
+      // (what is left then is redone after the restart: workflow tasks and activities are retried).
+      shutdownGraceTime: "2s",
+      shutdownForceTime: "4s",
+    },
   });
   return { worker, connection };
 }

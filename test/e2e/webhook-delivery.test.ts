@@ -165,7 +165,7 @@ describe("webhook delivery", () => {
       [2, 500],
       [3, 204],
     ]);
-    expect(ds[0].error).toBe("endpoint answered 500");
+    expect(ds[0].error).toBe("http_500");
     expect(Buffer.byteLength(ds[0].response_body_excerpt)).toBe(1024);
     const m = await app.db.one(`SELECT * FROM webhook_messages WHERE id = $1`, [msg.id]);
     expect(m.attempts).toBe(3);

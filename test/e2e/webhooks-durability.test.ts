@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { NativeConnection, Worker, bundleWorkflowCode } from "@temporalio/worker";
+import { NativeConnection, bundleWorkflowCode } from "@temporalio/worker";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createActivities } from "../../src/activities/index.js";
@@ -10,7 +10,7 @@ import { createDispatcher, type Dispatcher } from "../../src/domain/webhooks/dis
 import { newWebhookSecret, sealWebhookSecret } from "../../src/domain/webhooks/secret.js";
 import { createFlows } from "../../src/temporal/flows.js";
 import { workflowIds } from "../../src/temporal/ids.js";
-import { workflowsPath } from "../../src/temporal/worker.js";
+import { createWorkerPair, workflowsPath, type RunnableWorker } from "../../src/temporal/worker.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
 import { Receiver } from "../support/receiver.js";
@@ -54,12 +54,13 @@ it("delivers every event to every subscribed endpoint exactly as recorded, acros
   const bundle = await bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } });
   const connection = await NativeConnection.connect({ address: app.config.temporalAddress! });
   const newWorker = () =>
-    Worker.create({
+    createWorkerPair({
       connection,
       namespace: app.config.temporalNamespace,
       taskQueue,
       activities: createActivities({ db: app.db, store: app.store, sealer: app.deps.sealer, webhooks }),
       workflowBundle: bundle,
+      deliverySlots: webhooks.deliverySlots,
     });
   const newDispatcher = () => createDispatcher(deps, { environmentIds: () => [t.environmentId] });
 
@@ -105,7 +106,7 @@ it("delivers every event to every subscribed endpoint exactly as recorded, acros
   let running = worker.run();
   let dispatcher: Dispatcher = newDispatcher();
   await dispatcher.start();
-  let second: Worker | undefined;
+  let second: RunnableWorker | undefined;
   try {
     // 1. Receiver up: the first 10 events flow.
     await produce(10);

@@ -16,7 +16,7 @@ describe("scripts/install-temporal-cli.sh", () => {
     await copyFile(path.join(repoRoot, "scripts", "install-temporal-cli.sh"), path.join(fakeRepo, "scripts", "install-temporal-cli.sh"));
     toolsPath = path.join(fakeRepo, "bin");
     await mkdir(toolsPath);
-    for (const tool of ["dirname", "mkdir"]) await symlink(`/usr/bin/${tool}`, path.join(toolsPath, tool)).catch(() => symlink(`/bin/${tool}`, path.join(toolsPath, tool)));
+    for (const tool of ["dirname", "mkdir", "mktemp", "rm", "wc", "sleep", "tail", "cat"]) await symlink(`/usr/bin/${tool}`, path.join(toolsPath, tool)).catch(() => symlink(`/bin/${tool}`, path.join(toolsPath, tool)));
   });
   afterAll(async () => {
     await rm(fakeRepo, { recursive: true, force: true });
@@ -33,6 +33,32 @@ describe("scripts/install-temporal-cli.sh", () => {
     const result = run();
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/Go is not installed/);
+  });
+
+  it("builds with Go, printing a heartbeat and the count of packages built", async () => {
+    // A stand-in `go`: `install -v` lists packages on stderr, takes a moment, and leaves the binary in GOBIN.
+    const fakeGo = [
+      "#!/bin/bash",
+      'case "$1" in',
+      '  version) echo "go version go1.99 test/amd64" ;;',
+      '  env) echo "proxy-under-test" ;;',
+      '  install) printf "pkg/a\\npkg/b\\npkg/c\\n" >&2; sleep 2; printf "#!/bin/sh\\necho temporal version test\\n" >"$GOBIN/temporal"; chmod +x "$GOBIN/temporal" ;;',
+      "esac",
+    ].join("\n");
+    await writeFile(path.join(toolsPath, "go"), `${fakeGo}\n`);
+    await chmod(path.join(toolsPath, "go"), 0o755);
+    await symlink("/bin/chmod", path.join(toolsPath, "chmod")).catch(() => undefined);
+    try {
+      const result = run();
+      expect(result.stderr).toBe("");
+      expect(result.status).toBe(0);
+      expect(result.stdout).toContain("with go version go1.99 test/amd64");
+      expect(result.stdout).toMatch(/built 3 packages in \d+ s/);
+      expect(result.stdout).toContain("temporal CLI installed:");
+    } finally {
+      await rm(path.join(toolsPath, "go"), { force: true });
+      await rm(path.join(fakeRepo, ".tools"), { recursive: true, force: true });
+    }
   });
 
   it("does nothing when the CLI is already there", async () => {

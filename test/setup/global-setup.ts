@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
 import { findFreePort } from "../../src/infra/ports.js";
 import { startTemporalDevServer } from "../../src/infra/temporal-dev-server.js";
@@ -16,6 +17,8 @@ import { createTestDatabase, startTestPostgres } from "./test-database.js";
  */
 
 type Stop = () => Promise<void>;
+
+const installRedisScript = fileURLToPath(new URL("../../scripts/install-redis.sh", import.meta.url));
 
 const say = (line: string) => process.stderr.write(`[global-setup] ${line}\n`);
 // Child server output is noise unless it fails; failures carry their recent output in the error.
@@ -43,9 +46,17 @@ async function provideDatabase(): Promise<{ url: string; stop: Stop }> {
 
 async function provideRedis(): Promise<{ url: string; stop: Stop }> {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => undefined };
-  const redisServer = onPath("redis-server");
+  let redisServer = onPath("redis-server");
   if (!redisServer) {
-    throw new Error("tests need Redis: set REDIS_URL, or install redis-server (apt-get install redis-server) so the tests can start one");
+    // A fresh machine: install it the way .ci/run does (Debian's package, as root), showing progress.
+    say("redis-server is not installed: running scripts/install-redis.sh");
+    try {
+      execFileSync("bash", [installRedisScript], { stdio: ["ignore", "inherit", "inherit"] });
+    } catch {
+      throw new Error("tests need Redis: set REDIS_URL, or install redis-server (scripts/install-redis.sh, or apt-get install redis-server)");
+    }
+    redisServer = onPath("redis-server");
+    if (!redisServer) throw new Error("scripts/install-redis.sh ran but redis-server is still not on PATH");
   }
   const redis = await startTestRedis(redisServer, quiet);
   say(`redis: started ${redis.url}`);

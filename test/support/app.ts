@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { Worker, bundleWorkflowCode } from "@temporalio/worker";
-import { DEFAULT_WEBHOOK_SETTINGS, type Config } from "../../src/config.js";
+import { bundleWorkflowCode } from "@temporalio/worker";
+import { DEFAULT_SDK_EVENT_LIMITS, DEFAULT_WEBHOOK_SETTINGS, type Config } from "../../src/config.js";
 import { createSealer } from "../../src/crypto/seal.js";
 import { closeDatabase, connectDatabase, type Database } from "../../src/db/db.js";
 import { migrate } from "../../src/db/migrate.js";
@@ -13,7 +13,7 @@ import { createApiHandler } from "../../src/server/app.js";
 import { createDualServer } from "../../src/server/listen.js";
 import { createStore, type EphemeralStore } from "../../src/store/store.js";
 import { connectTemporalClient, createFlows } from "../../src/temporal/flows.js";
-import { workflowsPath } from "../../src/temporal/worker.js";
+import { createWorkerPair, workflowsPath } from "../../src/temporal/worker.js";
 import { NativeConnection } from "@temporalio/worker";
 import type { Client } from "@temporalio/client";
 import { testEnv } from "../setup/env.js";
@@ -65,13 +65,15 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     rateLimitPerMinute: 100_000,
     logLevel: "silent",
     webhooks: DEFAULT_WEBHOOK_SETTINGS,
+    sdkEvents: DEFAULT_SDK_EVENT_LIMITS,
     ...overrides,
   };
 }
 
 /**
- * The whole service in this process: real Postgres, Redis and Temporal (a worker on a task queue of its
- * own), the dual HTTP/1.1 + h2c server on a random loopback port.
+ * The whole service in this process: real Postgres, Redis and Temporal (workers on a task queue of its own
+ * and on its webhook queue, as the worker role runs them), the dual HTTP/1.1 + h2c server on a random
+ * loopback port.
  */
 export async function startTestApp(overrides: Partial<Config> = {}, opts: { dispatcher?: boolean } = {}): Promise<TestApp> {
   const config = testConfig(overrides);
@@ -87,12 +89,13 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { disp
     log: createLogger(config.logLevel),
   };
   const connection = await NativeConnection.connect({ address: config.temporalAddress! });
-  const worker = await Worker.create({
+  const worker = await createWorkerPair({
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
-    activities: createActivities({ db, store, sealer: deps.sealer, webhooks: config.webhooks }),
+    activities: createActivities({ db, store, sealer: deps.sealer, webhooks: config.webhooks, log: deps.log }),
     workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger }),
+    deliverySlots: config.webhooks.deliverySlots,
   });
   const running = worker.run();
   const server = createDualServer(

@@ -6,16 +6,31 @@ export type StoredEvent = EventRecord & { occurredAt: Date | null };
 
 const toStored = (r: Record<string, any>): StoredEvent => ({ ...toEvent(r), occurredAt: r.occurred_at ?? null });
 
+/** What a page of events is filtered on. */
+export interface EventQuery {
+  offset: number;
+  limit: number;
+  eventName?: string;
+  userId?: string;
+  resourceType?: string;
+  /** Only the service's own events (changes it made) or only what the SDK published. */
+  source?: "service" | "client";
+  /** At or after. */
+  from?: Date;
+  before?: Date;
+}
+
 export async function listEvents(
   q: Queryable,
   environmentId: string,
-  opts: { offset: number; limit: number; eventName?: string; userId?: string; resourceType?: string; from?: Date; before?: Date },
+  opts: EventQuery,
 ): Promise<{ items: StoredEvent[]; count: number }> {
   const params: unknown[] = [environmentId];
   const where = ["environment_id = $1"];
   if (opts.eventName) where.push(`event_name = $${params.push(opts.eventName)}`);
   if (opts.userId) where.push(`user_id = $${params.push(opts.userId)}`);
   if (opts.resourceType) where.push(`resource_type = $${params.push(opts.resourceType)}`);
+  if (opts.source) where.push(`source = $${params.push(opts.source)}`);
   if (opts.from) where.push(`created_at >= $${params.push(opts.from)}`);
   if (opts.before) where.push(`created_at < $${params.push(opts.before)}`);
   const cond = where.join(" AND ");

@@ -93,7 +93,10 @@ export async function insertMessages(t: Queryable, messages: NewMessage[]): Prom
   return messages.filter((m) => ids.has(m.id));
 }
 
-/** Pending messages whose delivery workflow never ran although they are older than `olderThanMs`. */
+/**
+ * Pending messages taken into the running budget more than `olderThanMs` ago whose delivery workflow never
+ * ran (the start failed or was lost). Messages still waiting for budget are not among them.
+ */
 export async function orphanMessages(
   q: Queryable,
   olderThanMs: number,
@@ -102,19 +105,78 @@ export async function orphanMessages(
 ): Promise<{ id: string; environmentId: string }[]> {
   const rows = await q.any(
     `SELECT id, environment_id FROM webhook_messages
-     WHERE status = 'pending' AND workflow_seen_at IS NULL AND created_at < clock_timestamp() - $1 * interval '1 millisecond'
+     WHERE status = 'pending' AND workflow_seen_at IS NULL AND workflow_started_at IS NOT NULL
+       AND workflow_started_at < clock_timestamp() - $1 * interval '1 millisecond'
        ${environmentIds ? "AND environment_id = ANY($3::uuid[])" : ""}
-     ORDER BY created_at, id LIMIT $2`,
+     ORDER BY workflow_started_at, id LIMIT $2`,
     [olderThanMs, limit, environmentIds ?? null],
   );
   return rows.map((r) => ({ id: r.id, environmentId: r.environment_id }));
 }
 
+/** A delivery workflow ran for the message (it counts as running even if something else started it). */
 export async function markWorkflowSeen(q: Queryable, environmentId: string, messageId: string): Promise<void> {
   await q.none(
-    `UPDATE webhook_messages SET workflow_seen_at = COALESCE(workflow_seen_at, clock_timestamp()) WHERE environment_id = $1 AND id = $2`,
+    `UPDATE webhook_messages SET workflow_seen_at = COALESCE(workflow_seen_at, clock_timestamp()),
+       workflow_started_at = COALESCE(workflow_started_at, clock_timestamp())
+     WHERE environment_id = $1 AND id = $2`,
     [environmentId, messageId],
   );
+}
+
+/** NOTIFY channel of a running message ending (a trigger, migration 021): budget to start waiting ones. */
+export const WEBHOOK_BUDGET_CHANNEL = "sigil_webhook_budget";
+
+/**
+ * Takes waiting messages (pending, no workflow started) into the running budget and returns them, in start
+ * order: running = pending with `workflow_started_at`. At most `maxPerEndpoint` running per endpoint and
+ * `maxPerEnvironment` per environment; oldest first within an endpoint and an environment, and round-robin
+ * across environments (each one's oldest, then each one's second...), so that one tenant's backlog cannot
+ * take the whole start budget either. Serialized by a transaction-scoped advisory lock (several dispatchers
+ * would otherwise both count the same free budget); rows locked meanwhile (a delete of their endpoint) are
+ * skipped. Run it in a transaction; the caller starts the workflows after the commit.
+ */
+export async function takeStartBudget(
+  t: Queryable,
+  o: { maxPerEnvironment: number; maxPerEndpoint: number; limit: number; environmentIds?: string[] },
+): Promise<{ id: string; environmentId: string }[]> {
+  await t.one(`SELECT pg_advisory_xact_lock(hashtext('sigil.webhook-start-budget'))::text AS locked`);
+  const envFilter = o.environmentIds ? "AND environment_id = ANY($4::uuid[])" : "";
+  const rows = await t.any(
+    `WITH running AS (
+       SELECT environment_id, webhook_id, count(*)::int AS n FROM webhook_messages
+       WHERE status = 'pending' AND workflow_started_at IS NOT NULL ${envFilter}
+       GROUP BY environment_id, webhook_id
+     ), environment_running AS (
+       SELECT environment_id, sum(n)::int AS n FROM running GROUP BY environment_id
+     ), waiting AS (
+       SELECT id, environment_id, webhook_id, created_at,
+              row_number() OVER (PARTITION BY environment_id, webhook_id ORDER BY created_at, id) AS endpoint_rank
+       FROM webhook_messages
+       WHERE status = 'pending' AND workflow_started_at IS NULL ${envFilter}
+     ), endpoint_fits AS (
+       SELECT w.id, w.environment_id, w.created_at,
+              row_number() OVER (PARTITION BY w.environment_id ORDER BY w.created_at, w.id) AS environment_rank
+       FROM waiting w LEFT JOIN running r ON r.environment_id = w.environment_id AND r.webhook_id = w.webhook_id
+       WHERE w.endpoint_rank <= $2 - coalesce(r.n, 0)
+     ), chosen AS (
+       SELECT f.id, f.environment_id, f.environment_rank, f.created_at
+       FROM endpoint_fits f LEFT JOIN environment_running e ON e.environment_id = f.environment_id
+       WHERE f.environment_rank <= $1 - coalesce(e.n, 0)
+       ORDER BY f.environment_rank, f.created_at, f.id
+       LIMIT $3
+     ), locked AS (
+       SELECT m.id FROM webhook_messages m JOIN chosen c ON c.id = m.id AND c.environment_id = m.environment_id
+       FOR UPDATE OF m SKIP LOCKED
+     )
+     UPDATE webhook_messages m SET workflow_started_at = clock_timestamp()
+     FROM chosen c
+     WHERE m.id = c.id AND m.environment_id = c.environment_id AND m.id IN (SELECT id FROM locked)
+     RETURNING m.id, m.environment_id, c.environment_rank::int AS environment_rank, c.created_at`,
+    [o.maxPerEnvironment, o.maxPerEndpoint, o.limit, o.environmentIds ?? null],
+  );
+  rows.sort((a, b) => a.environment_rank - b.environment_rank || +a.created_at - +b.created_at || (a.id < b.id ? -1 : 1));
+  return rows.map((r) => ({ id: r.id, environmentId: r.environment_id }));
 }
 
 /** Everything one attempt needs: the message as stored, its endpoint and its environment. */
@@ -198,6 +260,18 @@ export async function finishAttempt(
      WHERE environment_id = $1 AND id = $2`,
     [environmentId, deliveryId, o.responseStatus, o.responseBodyExcerpt, o.error, o.durationMs],
   );
+}
+
+/**
+ * Takes the endpoint's row lock at the start of an attempt's outcome transaction: every writer of a webhook
+ * and its messages / deliveries locks the webhook row first (delete: FOR UPDATE, then its cascade), so the
+ * two cannot wait on each other in opposite orders (the "deadlock detected" of a delete racing a delivery).
+ * NO KEY UPDATE is the lock the later UPDATE of the row needs anyway (never upgraded, which could deadlock
+ * too). False when the endpoint is gone (deleted meanwhile, with this attempt's rows).
+ */
+export async function lockWebhookForOutcome(q: Queryable, environmentId: string, webhookId: string): Promise<boolean> {
+  const row = await q.oneOrNone("SELECT id FROM webhooks WHERE environment_id = $1 AND id = $2 FOR NO KEY UPDATE", [environmentId, webhookId]);
+  return row !== null;
 }
 
 /** A successful attempt: the message is delivered and its endpoint is no longer failing. */

@@ -141,8 +141,18 @@ export async function listWebhooks(q: Queryable, environmentId: string, page: { 
   return { items: rows.map(toWebhook), count: total.n };
 }
 
-export async function findWebhook(q: Queryable, environmentId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<WebhookRecord | null> {
-  const row = await q.oneOrNone(`SELECT * FROM webhooks WHERE environment_id = $1 AND id = $2${opts.forUpdate ? " FOR UPDATE" : ""}`, [environmentId, id]);
+/**
+ * forUpdate: the lock of a change to the endpoint (or its deletion); forKeyShare: keeps it from being
+ * deleted until commit while its messages change (taken before any message lock: see lockWebhookForOutcome).
+ */
+export async function findWebhook(
+  q: Queryable,
+  environmentId: string,
+  id: string,
+  opts: { forUpdate?: boolean; forKeyShare?: boolean } = {},
+): Promise<WebhookRecord | null> {
+  const lock = opts.forUpdate ? " FOR UPDATE" : opts.forKeyShare ? " FOR KEY SHARE" : "";
+  const row = await q.oneOrNone(`SELECT * FROM webhooks WHERE environment_id = $1 AND id = $2${lock}`, [environmentId, id]);
   return row ? toWebhook(row) : null;
 }
 

@@ -10,12 +10,7 @@ export function listEventTypes() {
   return EVENT_TYPES;
 }
 
-export interface EventFilters {
-  offset: number;
-  limit: number;
-  eventName?: string;
-  userId?: string;
-  resourceType?: string;
+export interface EventFilters extends Omit<events.EventQuery, "from" | "before"> {
   /** ISO 8601 date or date-time: events at or after it. */
   startDate?: string;
   /** ISO 8601 date or date-time: events before it. */

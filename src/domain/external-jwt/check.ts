@@ -5,7 +5,7 @@ import * as projects from "../../db/repositories/projects.js";
 import type { Deps } from "../deps.js";
 import { effectiveSettings } from "../environments/settings.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
-import { privateResolution } from "../webhooks/url.js";
+import { privateResolution } from "../webhooks/destination-policy.js";
 
 /** security.externalAuth of the environment settings document (sigil.projects.v0.ExternalAuthSettings). */
 interface ExternalAuthSettings {

@@ -31,7 +31,7 @@ const b64url = (b: Buffer) => b.toString("base64url");
 export async function startOauthAuthorization(
   deps: Deps,
   input: { environmentId: string; providerType: string; redirectUri?: string },
-): Promise<{ html: string; authorizationUrl: string; state: string }> {
+): Promise<{ html: string; headers: Record<string, string>; authorizationUrl: string; state: string }> {
   if (!(await findEnvironment(deps.db, input.environmentId))) throw notFound("environment");
   const provider = await findProviderByKind(deps.db, input.environmentId, input.providerType);
   if (!provider) throw notFound("provider");
@@ -64,5 +64,6 @@ export async function startOauthAuthorization(
   url.searchParams.set("code_challenge_method", "S256");
   if (input.providerType === "oidc") url.searchParams.set("nonce", nonce);
   const authorizationUrl = url.toString();
-  return { html: renderAuthorizePage(authorizationUrl, input.providerType), authorizationUrl, state };
+  const page = renderAuthorizePage(authorizationUrl, input.providerType);
+  return { html: page.html, headers: page.headers, authorizationUrl, state };
 }

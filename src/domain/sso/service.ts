@@ -28,7 +28,10 @@ export interface SsoProviderInput {
 const PEM_CERT = /^-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----\s*$/;
 
 function httpsUrl(s: string, field: string) {
-  const u = new URL(s);
+  // new URL() throws on an unparsable URL (e.g. one built from an ssoDomain with spaces or angle brackets):
+  // that is the caller's mistake, not an internal error.
+  const u = URL.canParse(s) ? new URL(s) : null;
+  if (!u) throw badRequest("invalid_url", `${field} must be an https URL`, { field });
   if (u.protocol !== "https:" && !(u.protocol === "http:" && isLoopbackHost(u.hostname)))
     throw badRequest("invalid_url", `${field} must be an https URL`, { field });
 }

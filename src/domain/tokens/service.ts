@@ -24,7 +24,7 @@ export async function createToken(
   deps: Deps,
   access: EnvironmentAccess,
   callerPermissions: readonly string[],
-  input: { note: string; permissions: readonly string[] },
+  input: { note: string; permissions: readonly string[] | undefined },
 ) {
   const permissions = grantedPermissions(input.permissions, callerPermissions);
   const { raw, hash, checksum } = generateApiToken();
@@ -72,7 +72,7 @@ async function recordForAccount(t: Queryable, accountId: string, actor: Actor, c
 export async function createAccountToken(
   deps: Deps,
   account: { accountId: string; permissions: readonly string[]; actor: Actor },
-  input: { note: string; permissions: readonly string[] },
+  input: { note: string; permissions: readonly string[] | undefined },
 ) {
   const permissions = grantedPermissions(input.permissions, account.permissions);
   const { raw, hash, checksum } = generateApiToken();

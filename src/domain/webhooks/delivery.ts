@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { WebhookSettings } from "../../config.js";
 import type { Sealer } from "../../crypto/seal.js";
 import type { Database, Queryable } from "../../db/db.js";
@@ -9,6 +8,7 @@ import {
   endMessage,
   findDeliveryTarget,
   finishAttempt,
+  lockWebhookForOutcome,
   markAttemptFailed,
   markMessageDelivered,
   markWorkflowSeen,
@@ -20,13 +20,19 @@ import { envelopeBody } from "./messages.js";
 import { deliverySchedule, disableAfterFailingMs, retryAfterMs } from "./schedule.js";
 import { openWebhookSecret } from "./secret.js";
 import { signedHeaders } from "./signing.js";
-import { privateResolution } from "./url.js";
+import { acquireDeliverySlots } from "./slots.js";
+import type { Logger } from "../../log.js";
+import { deliveryErrorCode, deliveryErrorDetail } from "./delivery-error.js";
+import { destinationRules, resolveDestination } from "./destination-policy.js";
+import { postPinned } from "./pinned-fetch.js";
 
 export interface DeliveryDeps {
   db: Database;
   store: EphemeralStore;
   sealer: Sealer;
   webhooks: WebhookSettings;
+  /** Where the detail of a failed attempt goes (the stored attempt keeps a generic code only). */
+  log?: Logger;
 }
 
 export interface DeliveryInput {
@@ -87,55 +93,6 @@ export async function planDelivery(deps: DeliveryDeps, input: DeliveryInput): Pr
 }
 
 /**
- * Takes one of the endpoint's N concurrency slots in the store (a key with a TTL longer than any request,
- * so a worker that dies holding one frees it by expiry). Returns the release function, or null when all
- * slots are taken.
- */
-async function acquireSlot(deps: DeliveryDeps, webhookId: string): Promise<(() => Promise<void>) | null> {
-  const ttlSeconds = Math.ceil(deps.webhooks.requestTimeoutMs / 1000) + 15;
-  const n = deps.webhooks.concurrencyPerEndpoint;
-  const token = randomUUID();
-  // Start at a random slot so concurrent attempts don't all race for slot 0.
-  const first = Math.floor(Math.random() * n);
-  for (let i = 0; i < n; i++) {
-    const key = `webhook-slot:${webhookId}:${(first + i) % n}`;
-    if (await deps.store.setIfAbsent(key, token, ttlSeconds)) {
-      return async () => {
-        // Only free it if it is still ours (it may have expired and been taken by another attempt).
-        if ((await deps.store.get(key)) === token) await deps.store.del(key);
-      };
-    }
-  }
-  return null;
-}
-
-async function readExcerpt(res: Response): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < EXCERPT_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  // Cut at a byte boundary, then drop a split trailing UTF-8 sequence.
-  return Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString("utf8").replace(/\uFFFD+$/, "");
-}
-
-function describeError(err: unknown, timeoutMs: number): string {
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e?.name === "TimeoutError") return `timeout: no response within ${timeoutMs} ms`;
-  const cause = e?.cause?.code ?? e?.cause?.message;
-  return (cause ? `${e?.message ?? "request failed"}: ${cause}` : (e?.message ?? String(err))).slice(0, 500);
-}
-
-/**
  * One delivery attempt of one message (an activity; never retried blindly, the workflow owns the schedule):
  * loads the message and its endpoint, stops if either is gone or disabled, takes an endpoint slot, signs
  * and POSTs the stored envelope, and records the attempt (before sending, then its outcome) and its effect
@@ -155,7 +112,7 @@ export async function attemptDelivery(
     await endMessage(deps.db, target.environmentId, target.messageId, "cancelled");
     return { outcome: "stopped", reason: "disabled" };
   }
-  const release = await acquireSlot(deps, target.webhookId);
+  const release = await acquireDeliverySlots(deps.store, deps.webhooks, target);
   if (!release) return { outcome: "busy" };
 
   let status: number | null = null;
@@ -184,25 +141,30 @@ export async function attemptDelivery(
       requestBody: body,
       startedAt,
     });
-    try {
-      // Live endpoints are public by rule (checked as written at creation); a name can still point inwards.
-      const refused = target.environmentName === "live" ? await privateResolution(target.url) : null;
-      if (refused) throw new Error(`refused: ${refused}`);
-      const res = await fetch(target.url, {
-        method: "POST",
-        headers,
-        body,
-        redirect: "manual",
-        signal: signal
-          ? AbortSignal.any([AbortSignal.timeout(deps.webhooks.requestTimeoutMs), signal])
-          : AbortSignal.timeout(deps.webhooks.requestTimeoutMs),
-      });
-      status = res.status;
-      excerpt = await readExcerpt(res).catch(() => null);
-      if (status === 429 || status === 503) retryAfter = retryAfterMs(res.headers.get("retry-after"), deps.webhooks.retryAfterMaxMs);
-      if (status < 200 || status > 299) error = `endpoint answered ${status}`;
-    } catch (err) {
-      error = describeError(err, deps.webhooks.requestTimeoutMs);
+    // The destination policy, again, on the addresses the host resolves to now; the request connects to one
+    // of exactly those (DNS rebinding cannot slip through), so an excerpt only ever comes from an allowed one.
+    const destination = await resolveDestination(target.url, destinationRules(deps.webhooks, target.environmentName));
+    if (!destination.ok) {
+      error = "destination_refused";
+      deps.log?.warn("webhook destination refused", { webhookId: target.webhookId, messageId: target.messageId, reason: destination.reason });
+    } else {
+      try {
+        const res = await postPinned(target.url, destination.addresses, {
+          headers,
+          body,
+          maxBytes: EXCERPT_BYTES,
+          signal: signal
+            ? AbortSignal.any([AbortSignal.timeout(deps.webhooks.requestTimeoutMs), signal])
+            : AbortSignal.timeout(deps.webhooks.requestTimeoutMs),
+        });
+        status = res.status;
+        excerpt = res.excerpt;
+        if (status === 429 || status === 503) retryAfter = retryAfterMs(res.headers.get("retry-after"), deps.webhooks.retryAfterMaxMs);
+        if (status < 200 || status > 299) error = `http_${status}`;
+      } catch (err) {
+        error = deliveryErrorCode(err, signal?.aborted === true);
+        deps.log?.info("webhook delivery attempt failed", { webhookId: target.webhookId, messageId: target.messageId, error, detail: deliveryErrorDetail(err) });
+      }
     }
   } finally {
     await release();
@@ -210,7 +172,9 @@ export async function attemptDelivery(
   const durationMs = Math.round(performance.now() - t0);
   const ok = status !== null && status >= 200 && status <= 299;
 
-  return deps.db.tx(async (t) => {
+  return deps.db.tx(async (t): Promise<AttemptOutcome> => {
+    // The webhook row first, as every writer does (see lockWebhookForOutcome).
+    if (!(await lockWebhookForOutcome(t, target.environmentId, target.webhookId))) return { outcome: "stopped", reason: "missing" };
     await finishAttempt(t, target.environmentId, deliveryId, { responseStatus: status, responseBodyExcerpt: excerpt, error, durationMs });
     if (ok) {
       await markMessageDelivered(t, target.environmentId, target.messageId, target.webhookId);

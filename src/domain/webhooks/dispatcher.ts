@@ -10,8 +10,11 @@ import {
   markEventsDispatched,
   newestActiveEncryptionKey,
   orphanMessages,
+  takeStartBudget,
+  WEBHOOK_BUDGET_CHANNEL,
   type NewMessage,
 } from "../../db/repositories/webhook-delivery.js";
+import { DomainError } from "../../errors.js";
 import type { Deps } from "../deps.js";
 import { encryptSensitiveFields } from "./encryption.js";
 import { buildEnvelope } from "./messages.js";
@@ -24,9 +27,11 @@ import { buildEnvelope } from "./messages.js";
  * - Woken by NOTIFY on `sigil_events` (sent at commit) on a dedicated connection, and polling as a fallback
  *   (a lost notification, a dropped LISTEN connection, events written while no dispatcher ran).
  * - A batch is claimed with FOR UPDATE SKIP LOCKED: any number of dispatchers can run side by side.
- * - Messages and `dispatched_at` commit together (ON CONFLICT DO NOTHING makes a repeat harmless); the
- *   workflows start after the commit. A crash in between leaves pending messages whose workflow never ran:
- *   the sweep restarts those (a start of an existing workflow id joins it, a finished one is never repeated).
+ * - Messages and `dispatched_at` commit together (ON CONFLICT DO NOTHING makes a repeat harmless). The
+ *   messages then wait for the running budget (per environment and per endpoint, fairness between tenants):
+ *   taking a message into it records `workflow_started_at`, and its workflow starts after that commit. A
+ *   crash in between leaves started messages whose workflow never ran: the sweep restarts those (a start of
+ *   an existing workflow id joins it, a finished one is never repeated).
  * - Client events (source 'client') are never delivered to webhooks: they are only marked dispatched.
  */
 export interface Dispatcher {
@@ -38,6 +43,9 @@ export interface Dispatcher {
 
 const BATCH = 200;
 const START_CONCURRENCY = 32;
+/** Waiting messages started per pass at most (the pass repeats every dispatcherPollMs). */
+const START_BATCH = 500;
+const BUDGET_KICK_MS = 100;
 
 type DispatcherDeps = Pick<Deps, "db" | "flows" | "log" | "config">;
 
@@ -63,13 +71,20 @@ export function createDispatcher(deps: DispatcherDeps, opts: DispatcherOptions =
 
   async function startWorkflows(messages: { id: string; environmentId: string }[]): Promise<void> {
     let next = 0;
+    // Messages not started are left pending without a workflow: the sweep starts them later. So a stop (a
+    // shutdown must not wait for a backlog) or an engine that is down ends the batch between messages.
+    let engineDown = false;
     const lane = async () => {
-      while (next < messages.length) {
+      while (next < messages.length && !stopped && !engineDown) {
         const m = messages[next++]!;
         try {
           await deps.flows.startWebhookDelivery({ environmentId: m.environmentId, messageId: m.id });
         } catch (err) {
-          // Left pending without a workflow: the sweep starts it later.
+          if (err instanceof DomainError && err.kind === "unavailable") {
+            if (!engineDown) log.warn("webhook delivery starts paused: workflow engine unavailable", { left: messages.length - next + 1 });
+            engineDown = true;
+            continue;
+          }
           log.warn("webhook delivery start failed", { messageId: m.id, error: String(err) });
         }
       }
@@ -104,7 +119,25 @@ export function createDispatcher(deps: DispatcherDeps, opts: DispatcherOptions =
     return messages;
   }
 
-  /** One batch: claim, fan out, mark dispatched, commit; then start the workflows. */
+  /**
+   * Starts the workflows of waiting messages within the running budget (maxRunningPerEnvironment and
+   * maxRunningPerEndpoint), oldest first and round-robin across environments: a tenant's burst waits in
+   * Postgres instead of flooding Temporal, and the next pass starts more as earlier deliveries finish.
+   */
+  async function startWaiting(): Promise<number> {
+    const chosen = await db.tx((t) =>
+      takeStartBudget(t, {
+        maxPerEnvironment: settings.maxRunningPerEnvironment,
+        maxPerEndpoint: settings.maxRunningPerEndpoint,
+        limit: START_BATCH,
+        environmentIds: opts.environmentIds?.(),
+      }),
+    );
+    if (chosen.length) await startWorkflows(chosen);
+    return chosen.length;
+  }
+
+  /** One batch: claim, fan out, mark dispatched, commit (the messages wait for the budget). */
   async function dispatchBatch(): Promise<{ events: number; messages: number }> {
     const { events, created } = await db.tx(async (t) => {
       const events = await claimUndispatchedEvents(t, BATCH, opts.environmentIds?.());
@@ -116,11 +149,13 @@ export function createDispatcher(deps: DispatcherDeps, opts: DispatcherOptions =
       );
       return { events, created };
     });
-    if (created.length) await startWorkflows(created);
     return { events: events.length, messages: created.length };
   }
 
-  /** Pending messages whose workflow never ran (a crash between commit and start, Temporal unreachable). */
+  /**
+   * Messages started within the budget whose workflow never ran (a crash between the start's commit and the
+   * start, Temporal unreachable). Messages waiting for budget are not orphans: the sweep never starts those.
+   */
   async function sweep(): Promise<number> {
     const orphans = await orphanMessages(db, settings.orphanAfterMs, 500, opts.environmentIds?.());
     if (orphans.length) {
@@ -135,9 +170,13 @@ export function createDispatcher(deps: DispatcherDeps, opts: DispatcherOptions =
     for (;;) {
       const r = await dispatchBatch();
       total += r.messages;
-      if (r.events < BATCH) break;
+      if (r.events < BATCH || stopped) break;
+      // A long backlog of events: start what the budget allows between batches too.
+      if (r.messages) await startWaiting();
     }
-    if (Date.now() - lastSweep >= Math.min(settings.dispatcherPollMs, settings.orphanAfterMs)) {
+    // Every pass: new messages, and earlier deliveries may have finished and freed budget.
+    if (!stopped) await startWaiting();
+    if (!stopped && Date.now() - lastSweep >= Math.min(settings.dispatcherPollMs, settings.orphanAfterMs)) {
       lastSweep = Date.now();
       await sweep();
     }
@@ -169,6 +208,18 @@ export function createDispatcher(deps: DispatcherDeps, opts: DispatcherOptions =
     drain().catch((err) => log.warn("webhook dispatch failed", { error: String(err) }));
   };
 
+  // A delivery finished somewhere (NOTIFY from a trigger at its commit): start waiting messages soon. At most
+  // one pass per BUDGET_KICK_MS for these, however many deliveries finish meanwhile.
+  let budgetTimer: NodeJS.Timeout | undefined;
+  const budgetFreed = () => {
+    if (budgetTimer || stopped) return;
+    budgetTimer = setTimeout(() => {
+      budgetTimer = undefined;
+      kick();
+    }, BUDGET_KICK_MS);
+    budgetTimer.unref();
+  };
+
   async function listen(): Promise<void> {
     if (stopped) return;
     try {
@@ -176,6 +227,7 @@ export function createDispatcher(deps: DispatcherDeps, opts: DispatcherOptions =
       listener = conn;
       conn.client.on("notification", (msg) => {
         if (msg.channel === EVENTS_CHANNEL) kick();
+        else if (msg.channel === WEBHOOK_BUDGET_CHANNEL) budgetFreed();
       });
       conn.client.on("error", (err) => {
         log.warn("webhook dispatcher lost its LISTEN connection", { error: String(err) });
@@ -183,6 +235,7 @@ export function createDispatcher(deps: DispatcherDeps, opts: DispatcherOptions =
       });
       conn.client.on("end", () => relisten());
       await conn.none("LISTEN $1:name", [EVENTS_CHANNEL]);
+      await conn.none("LISTEN $1:name", [WEBHOOK_BUDGET_CHANNEL]);
     } catch (err) {
       log.warn("webhook dispatcher could not LISTEN; polling only until it can", { error: String(err) });
       relisten();
@@ -219,6 +272,8 @@ export function createDispatcher(deps: DispatcherDeps, opts: DispatcherOptions =
     async stop() {
       stopped = true;
       if (pollTimer) clearInterval(pollTimer);
+      if (budgetTimer) clearTimeout(budgetTimer);
+      budgetTimer = undefined;
       if (reconnectTimer) clearTimeout(reconnectTimer);
       reconnectTimer = undefined;
       const l = listener;

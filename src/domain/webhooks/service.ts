@@ -7,7 +7,7 @@ import type { EnvironmentAccess } from "../tenancy/access.js";
 import { insertPingMessage } from "./messages.js";
 import { newWebhookSecret, sealWebhookSecret } from "./secret.js";
 import { ALL_EVENTS } from "./subscriptions.js";
-import { checkWebhookUrl } from "./url.js";
+import { checkWebhookUrl, destinationRules } from "./destination-policy.js";
 
 /** Endpoints per environment: each one multiplies the delivery work of every event. */
 export const MAX_WEBHOOKS_PER_ENVIRONMENT = 20;
@@ -52,7 +52,7 @@ export interface CreateWebhookInput {
  * message, in one transaction with the audit row; the ping's delivery starts once that has committed.
  */
 export async function createWebhook(deps: Deps, access: EnvironmentAccess, input: CreateWebhookInput) {
-  const url = checkWebhookUrl(input.url, access.environmentName);
+  const url = checkWebhookUrl(input.url, destinationRules(deps.config.webhooks, access.environmentName));
   const eventNames = normalizeEventNames(input.events);
   const id = webhooks.newWebhookId();
   const secret = newWebhookSecret();
@@ -105,7 +105,7 @@ export interface UpdateWebhookInput {
 
 export async function updateWebhook(deps: Deps, access: EnvironmentAccess, webhookId: string, input: UpdateWebhookInput) {
   const changes: webhooks.WebhookChanges = {
-    url: input.url === undefined ? undefined : checkWebhookUrl(input.url, access.environmentName),
+    url: input.url === undefined ? undefined : checkWebhookUrl(input.url, destinationRules(deps.config.webhooks, access.environmentName)),
     description: input.description,
     eventNames: input.events === undefined ? undefined : normalizeEventNames(input.events),
     enabled: input.enabled,
@@ -210,7 +210,8 @@ export async function getWebhookMessageDeliveries(deps: Deps, access: Environmen
  */
 export async function redeliverWebhookMessage(deps: Deps, access: EnvironmentAccess, webhookId: string, messageId: string) {
   const message = await audited(deps, access, async (t, record) => {
-    const webhook = await webhooks.findWebhook(t, access.environmentId, webhookId);
+    // The webhook row before the message row, the order of every writer (a delete racing this would deadlock).
+    const webhook = await webhooks.findWebhook(t, access.environmentId, webhookId, { forKeyShare: true });
     if (!webhook) throw notFound("webhook message");
     const found = await webhooks.findWebhookMessage(t, access.environmentId, webhookId, messageId, { forUpdate: true });
     if (!found) throw notFound("webhook message");

@@ -1,5 +1,6 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { DomainError, toConnectError } from "../../errors.js";
+import { DomainError, toConnectError, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../../errors.js";
+import { asUnavailable } from "../../infra/dependency-errors.js";
 import type { Logger } from "../../log.js";
 import { requestIdKey } from "../context.js";
 
@@ -13,6 +14,12 @@ export function errorInterceptor(log: Logger): Interceptor {
     try {
       return await next(req);
     } catch (err) {
+      // A dependency that is down answers UNAVAILABLE (503) with Retry-After, whatever layer noticed it.
+      const down = asUnavailable(err);
+      if (down) {
+        log.warn("dependency unavailable", { requestId: req.contextValues.get(requestIdKey), code: down.code, error: err instanceof Error ? err.message : String(err) });
+        throw toConnectError(down, { "retry-after": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
+      }
       if (err instanceof DomainError) throw toConnectError(err);
       if (err instanceof ConnectError) {
         if (err.code !== Code.Internal && err.code !== Code.Unknown) throw err;

@@ -5,12 +5,14 @@ import { startOauthAuthorization } from "../../domain/oauth/authorize.js";
 
 export function registerOauth(router: ConnectRouter, deps: Deps) {
   router.service(OauthService, {
-    async oauthAuthorizeHtml(req) {
-      const { html } = await startOauthAuthorization(deps, {
+    async oauthAuthorizeHtml(req, ctx) {
+      const { html, headers } = await startOauthAuthorization(deps, {
         environmentId: req.environmentId,
         providerType: req.providerType,
         redirectUri: req.redirectUri || undefined,
       });
+      // The REST gateway passes these on with the page (src/gateway/index.ts FORWARDED_RESPONSE_HEADERS).
+      for (const [name, value] of Object.entries(headers)) ctx.responseHeader.set(name, value);
       return { page: { contentType: "text/html; charset=utf-8", data: new TextEncoder().encode(html) } };
     },
   });

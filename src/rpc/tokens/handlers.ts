@@ -1,4 +1,5 @@
 import type { ConnectRouter } from "@connectrpc/connect";
+import type { ListValue } from "@bufbuild/protobuf/wkt";
 import { TokensService } from "../../gen/sigil/tokens/v0/tokens_service_pb.js";
 import { UserTokensService } from "../../gen/sigil/tokens/v0/user_tokens_service_pb.js";
 import type { TokenRecord } from "../../db/repositories/tokens.js";
@@ -27,13 +28,18 @@ function toToken(t: TokenRecord, rawToken = "") {
   };
 }
 
+/** Absent: undefined (all the caller has). The validation interceptor has already made every item a string. */
+function requestedPermissions(list: ListValue | undefined): string[] | undefined {
+  return list?.values.map((v) => (v.kind.case === "stringValue" ? v.kind.value : ""));
+}
+
 export function registerTokens(router: ConnectRouter, deps: Deps) {
   router.service(TokensService, {
     async createToken(req, ctx) {
       const access = await environmentAccess(deps, ctx, req.environmentId);
       const { record, rawToken } = await tokens.createToken(deps, access, callerPermissions(ctx, access.role), {
         note: req.note,
-        permissions: req.permissions,
+        permissions: requestedPermissions(req.permissions),
       });
       return { token: toToken(record, rawToken) };
     },
@@ -54,7 +60,7 @@ export function registerTokens(router: ConnectRouter, deps: Deps) {
       return { tokens: r.tokens.map((t) => toToken(t)), count: r.count };
     },
     async createUserToken(req, ctx) {
-      const { record, rawToken } = await tokens.createAccountToken(deps, accountAccess(ctx), { note: req.note, permissions: req.permissions });
+      const { record, rawToken } = await tokens.createAccountToken(deps, accountAccess(ctx), { note: req.note, permissions: requestedPermissions(req.permissions) });
       return { token: toToken(record, rawToken) };
     },
     async deleteUserToken(req, ctx) {

@@ -6,6 +6,9 @@ import type { EventSchema } from "../../gen/sigil/events/v0/events_pb.js";
 import type { StoredEvent } from "../../db/repositories/events-read.js";
 import type { Deps } from "../../domain/deps.js";
 import * as events from "../../domain/events/service.js";
+import { checkPublishLimits } from "../../domain/events/publish-limits.js";
+import { DomainError, toConnectError } from "../../errors.js";
+import { clientAddress } from "../context.js";
 import { environmentAccess } from "../../domain/tenancy/access.js";
 import { nextCursor, pageFromCursor } from "./cursor.js";
 import { str, ts } from "../mappers.js";
@@ -44,6 +47,8 @@ export function registerEvents(router: ConnectRouter, deps: Deps) {
         eventName: req.eventName || undefined,
         userId: req.userId || undefined,
         resourceType: req.resourceType || undefined,
+        // The validation interceptor allows only these two.
+        source: (req.source || undefined) as "service" | "client" | undefined,
         startDate: req.startDate || undefined,
         endDate: req.endDate || undefined,
       });
@@ -55,7 +60,12 @@ export function registerEvents(router: ConnectRouter, deps: Deps) {
     },
   });
   router.service(SdkEventsService, {
-    async publishEvents(req) {
+    async publishEvents(req, ctx) {
+      const hit = await checkPublishLimits(deps.store, deps.config.sdkEvents, req.environmentId, clientAddress(ctx));
+      if (hit) {
+        const err = new DomainError("rate_limited", "rate_limited", `too many event publications from this ${hit.scope}, retry later`, { scope: hit.scope });
+        throw toConnectError(err, { "retry-after": String(hit.retryAfterSeconds) });
+      }
       const accepted = await events.publishClientEvents(
         deps,
         req.environmentId,

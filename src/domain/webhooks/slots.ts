@@ -1,0 +1,52 @@
+import { randomUUID } from "node:crypto";
+import type { WebhookSettings } from "../../config.js";
+import type { EphemeralStore } from "../../store/store.js";
+
+/**
+ * Bounds on in-flight delivery requests, held in the store so that every worker process sees the same ones:
+ * at most `concurrencyPerEndpoint` requests to one endpoint (its receiver's load) and at most
+ * `concurrencyPerEnvironment` for one environment over all its endpoints (so one tenant's slow or black-holed
+ * endpoints cannot take every delivery slot of the workers, issue 10). They bound requests, not workflows:
+ * whatever runs the attempts (a workflow per message today, an actor per endpoint later) takes the same
+ * slots. A slot is a key with a TTL longer than any request, so a worker that dies holding one frees it by
+ * expiry.
+ */
+export type ReleaseSlots = () => Promise<void>;
+
+/** Takes an endpoint slot and an environment slot; null (nothing held) when either is full. */
+export async function acquireDeliverySlots(
+  store: EphemeralStore,
+  settings: Pick<WebhookSettings, "requestTimeoutMs" | "concurrencyPerEndpoint" | "concurrencyPerEnvironment">,
+  target: { environmentId: string; webhookId: string },
+): Promise<ReleaseSlots | null> {
+  const ttlSeconds = Math.ceil(settings.requestTimeoutMs / 1000) + 15;
+  // The endpoint first: it is the one that is usually full (a slow endpoint), and then the environment's
+  // slots are not touched at all.
+  const endpoint = await takeSlot(store, `webhook-slot:${target.webhookId}`, settings.concurrencyPerEndpoint, ttlSeconds);
+  if (!endpoint) return null;
+  const environment = await takeSlot(store, `webhook-env-slot:${target.environmentId}`, settings.concurrencyPerEnvironment, ttlSeconds);
+  if (!environment) {
+    await endpoint();
+    return null;
+  }
+  return async () => {
+    await Promise.all([environment(), endpoint()]);
+  };
+}
+
+/** One of n slots under `prefix`: the release function, or null when all are taken. */
+async function takeSlot(store: EphemeralStore, prefix: string, n: number, ttlSeconds: number): Promise<ReleaseSlots | null> {
+  const token = randomUUID();
+  // Start at a random slot so concurrent attempts don't all race for slot 0.
+  const first = Math.floor(Math.random() * n);
+  for (let i = 0; i < n; i++) {
+    const key = `${prefix}:${(first + i) % n}`;
+    if (await store.setIfAbsent(key, token, ttlSeconds)) {
+      return async () => {
+        // Only free it if it is still ours (it may have expired and been taken by another attempt).
+        if ((await store.get(key)) === token) await store.del(key);
+      };
+    }
+  }
+  return null;
+}

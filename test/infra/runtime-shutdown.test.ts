@@ -1,0 +1,118 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type AddressInfo, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeDatabase, connectDatabase } from "../../src/db/db.js";
+import { bootstrapTenant } from "../../src/domain/tenancy/bootstrap.js";
+import { embeddedPostgresUrl } from "../../src/infra/embedded-postgres.js";
+import { call } from "../support/http.js";
+import { freeRuntimePorts, healthz, startRuntimeProcess, waitFor, waitHealthy, type RuntimeProcess } from "./fixtures/runtime-process.js";
+
+/** The process `npm start` runs, stopped by a signal: bounded (10 s, exit 0) even with a delivery backlog. */
+
+const running: RuntimeProcess[] = [];
+const dirs: string[] = [];
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "sigil-shutdown-"));
+  dirs.push(dir);
+  return dir;
+}
+
+function start(...args: Parameters<typeof startRuntimeProcess>): RuntimeProcess {
+  const rt = startRuntimeProcess(...args);
+  running.push(rt);
+  return rt;
+}
+
+/** Resolves with the exit, or "still running" after ms. */
+function exitWithin(rt: RuntimeProcess, ms: number) {
+  return Promise.race([rt.exited, new Promise((r) => setTimeout(() => r("still running"), ms))]);
+}
+
+/** A loopback endpoint that accepts connections and never answers: every delivery hangs until its timeout. */
+const blackHoleSockets = new Set<Socket>();
+const blackHole = createServer((socket) => {
+  blackHoleSockets.add(socket);
+  socket.on("error", () => undefined);
+});
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
+});
+
+afterAll(async () => {
+  for (const rt of running) {
+    if (rt.child.exitCode !== null || rt.child.signalCode !== null) continue;
+    try {
+      process.kill(-rt.child.pid!, "SIGKILL"); // detached ones lead a group of their own
+    } catch {
+      rt.child.kill("SIGKILL");
+    }
+    await rt.exited;
+  }
+  for (const s of blackHoleSockets) s.destroy();
+  await new Promise((r) => blackHole.close(r));
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+}, 30_000);
+
+describe("stopping the runtime", () => {
+  it("exits 0 within 10 s of SIGTERM while webhook deliveries to a black hole are backed up", async () => {
+    const rt = start(await tempDir(), await freeRuntimePorts(), {
+      // Deliveries wait on the black hole for their whole timeout; the dispatcher polls often.
+      env: { SIGIL_WEBHOOK_TIMEOUT_MS: "30000", SIGIL_WEBHOOK_DISPATCHER_POLL_MS: "200" },
+    });
+    await waitHealthy(rt);
+    const db = connectDatabase(embeddedPostgresUrl(rt.ports.postgres), { max: 1 });
+    try {
+      const t = await bootstrapTenant(db);
+      const { port } = blackHole.address() as AddressInfo;
+      for (let i = 0; i < 5; i++) {
+        const created = await call(rt.baseUrl, "POST", `/environments/${t.environmentId}/webhooks`, {
+          token: t.token,
+          body: { url: `http://127.0.0.1:${port}/hook-${i}`, events: ["*"] },
+        });
+        expect(created.status, created.text).toBe(201);
+      }
+      for (let batch = 0; batch < 6; batch++) {
+        const users = Array.from({ length: 50 }, (_, i) => ({ email: `backlog-${batch}-${i}@example.com` }));
+        const bulk = await call(rt.baseUrl, "POST", `/environments/${t.environmentId}/users/bulk`, { token: t.token, body: users });
+        expect(bulk.status).toBe(200);
+      }
+      // A backlog: pending messages, deliveries hanging on the black hole.
+      await waitFor(
+        "a delivery backlog",
+        async () => (await db.one("SELECT count(*) AS n FROM webhook_messages WHERE status = 'pending'")).n as number,
+        (n) => n >= 300,
+        30_000,
+      );
+      await waitFor("deliveries hanging on the black hole", async () => blackHoleSockets.size, (n) => n >= 3, 30_000);
+    } finally {
+      await closeDatabase(db);
+    }
+
+    rt.child.kill("SIGTERM");
+    expect(await exitWithin(rt, 10_000)).toEqual({ code: 0, signal: null });
+    expect(rt.logs.some((l) => l.msg === "shut down")).toBe(true);
+  }, 90_000);
+
+  it("starts again on the same data dir after kill -9 of its whole process group", async () => {
+    const dataDir = await tempDir();
+    const ports = await freeRuntimePorts();
+    // Its own process group, as a terminal or a service manager runs it: the embedded children are in it.
+    const first = start(dataDir, ports, { detached: true });
+    await waitHealthy(first);
+    process.kill(-first.child.pid!, "SIGKILL");
+    expect(await exitWithin(first, 10_000)).toEqual({ code: null, signal: "SIGKILL" });
+
+    const second = start(dataDir, ports, { detached: true });
+    await waitHealthy(second);
+    expect((await healthz(second.baseUrl)).body).toMatchObject({
+      status: "ok",
+      checks: { database: true, store: true, workflowEngine: true, worker: true },
+    });
+    second.child.kill("SIGTERM");
+    expect(await exitWithin(second, 10_000)).toEqual({ code: 0, signal: null });
+  }, 90_000);
+});
