@@ -3,14 +3,30 @@ import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
+/**
+ * A killed process stays a zombie until its parent reaps it. A postmaster whose Sigil was killed with it
+ * (kill -9 of the process group) is reparented to PID 1, and a container's PID 1 may never reap: the pid
+ * then answers signal 0 forever although nothing runs. So a zombie counts as gone.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "<pid> (<comm>) <state> ...": comm may hold spaces and parentheses, so read after the last ')'.
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state === "Z" || state === "X";
+  } catch {
+    return false; // no /proc (not Linux) or already gone: signal 0 decides
+  }
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: it exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  return !isZombie(pid);
 }
 
 /** /proc facts about a process, or undefined off Linux / when it vanished. */
