@@ -12,10 +12,8 @@ import { spawn } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
-import { closeDatabase, connectDatabase } from "../src/db/db.js";
-import { migrate } from "../src/db/migrate.js";
 import { userListSql, type UserListQuery } from "../src/db/repositories/user-aggregate.js";
-import { bootstrapTenant } from "../src/domain/tenancy/bootstrap.js";
+import { seedTenant } from "./support/seed.js";
 
 const { DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS } = process.env;
 if (!DATABASE_URL || !REDIS_URL || !TEMPORAL_ADDRESS) throw new Error("set DATABASE_URL, REDIS_URL and TEMPORAL_ADDRESS (real servers)");
@@ -25,38 +23,8 @@ const port = Number(process.env.BENCH_PORT ?? 18081);
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const root = path.resolve(import.meta.dirname, "..");
 
-const db = connectDatabase(DATABASE_URL);
-await migrate(db);
-const tenant = await bootstrapTenant(db);
-const env = tenant.environmentId;
-
-console.log(`seeding ${USERS} users in environment ${env} ...`);
-let started = Date.now();
-await db.tx(async (t) => {
-  await t.none(
-    `INSERT INTO users (id, environment_id, email, first_name, last_name, username, external_user_id, created_at, updated_at)
-     SELECT gen_random_uuid(), $1, 'user' || g || '@bench.example.com', 'First' || (g % 1000), 'Last' || (g % 997), 'user_' || g,
-            'ext-' || g, now() - make_interval(secs => $2 - g), now() - make_interval(secs => $2 - g)
-     FROM generate_series(1, $2) g`,
-    [env, USERS],
-  );
-  await t.none(
-    `INSERT INTO verified_credentials (id, environment_id, user_id, format, email, verified_at, created_at)
-     SELECT gen_random_uuid(), u.environment_id, u.id, 'email', u.email, u.created_at, u.created_at FROM users u WHERE u.environment_id = $1`,
-    [env],
-  );
-  await t.none(
-    `INSERT INTO wallets (id, environment_id, user_id, credential_id, name, chain, address, provider, created_at)
-     SELECT gen_random_uuid(), u.environment_id, u.id, gen_random_uuid(), 'bench', 'EVM',
-            '0x' || substr(md5(u.id::text) || md5(u.email), 1, 40), 'browserExtension', u.created_at
-     FROM users u WHERE u.environment_id = $1 AND u.username ~ '0$'`,
-    [env],
-  );
-});
-await db.none("VACUUM ANALYZE users");
-await db.none("VACUUM ANALYZE verified_credentials");
-await db.none("VACUUM ANALYZE wallets");
-console.log(`seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+const seeded = await seedTenant(USERS);
+const { db, environmentId: env } = seeded;
 
 const base = `http://127.0.0.1:${port}`;
 const list = `/api/v0/environments/${env}/users`;
@@ -101,13 +69,12 @@ try {
     if (Date.now() > deadline) throw new Error("service did not become ready");
     await new Promise((r) => setTimeout(r, 500));
   }
-  const headers = { authorization: `Bearer ${tenant.token}` };
+  const headers = { authorization: `Bearer ${seeded.token}` };
   console.log(`\n${os.cpus().length} cores (${os.cpus()[0]?.model ?? "unknown"}), Node ${process.version}, ${connections} connections, ${seconds} s each`);
   console.log("| scenario | requests/s (avg) | p50 ms | p99 ms | users/page | count | 2xx | non-2xx/errors |");
   console.log("|---|---|---|---|---|---|---|---|");
   for (const s of scenarios) {
     const sample = (await fetch(`${base}${list}?${s.query}`, { headers }).then((r) => r.json())) as { users: unknown[]; count: number };
-    started = Date.now();
     const r = await autocannon({ url: `${base}${list}?${s.query}`, headers, connections, duration: seconds });
     console.log(
       `| ${s.name} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${sample.users.length} | ${sample.count} | ${r["2xx"]} | ${r.non2xx + r.errors} |`,
@@ -115,12 +82,5 @@ try {
   }
 } finally {
   server.kill("SIGTERM");
-  // The seeded tenant goes away with its organization. The large child tables are emptied by environment
-  // first: their user_id foreign keys have no index led by user_id, so cascading 100,000 user deletions
-  // into full child tables would take a scan per user.
-  console.log("removing the seeded tenant ...");
-  for (const table of ["verified_credentials", "wallet_additional_addresses", "wallets", "sessions", "custom_field_values", "audit_log"])
-    await db.none(`DELETE FROM ${table} WHERE environment_id = $1`, [env]);
-  await db.none("DELETE FROM organizations WHERE id = $1", [tenant.organizationId]);
-  await closeDatabase(db);
+  await seeded.remove();
 }

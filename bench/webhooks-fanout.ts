@@ -16,13 +16,14 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { NativeConnection, Runtime, bundleWorkflowCode } from "@temporalio/worker";
 import { createActivities } from "../src/activities/index.js";
+import { buildDeps } from "../src/deps.js";
 import { loadConfig } from "../src/config.js";
 import { createSealer } from "../src/crypto/seal.js";
 import { closeDatabase, connectDatabase } from "../src/db/db.js";
 import { migrate } from "../src/db/migrate.js";
 import { insertEvent } from "../src/db/repositories/events.js";
 import { bootstrapTenant } from "../src/domain/tenancy/bootstrap.js";
-import { createDispatcher } from "../src/domain/webhooks/dispatcher.js";
+import { createDispatcher } from "../src/outbox/dispatcher.js";
 import { newWebhookSecret, sealWebhookSecret } from "../src/domain/webhooks/secret.js";
 import { createLogger } from "../src/log.js";
 import { createStore } from "../src/store/store.js";
@@ -84,7 +85,7 @@ const worker = await createWorkerPair({
   namespace: config.temporalNamespace,
   taskQueue,
   workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: Runtime.instance().logger }),
-  activities: createActivities({ db, store, sealer, webhooks: config.webhooks, log }),
+  activities: createActivities(buildDeps({ config, db, store, flows: createFlows(client, taskQueue), log })),
   deliverySlots: config.webhooks.deliverySlots,
 });
 const running = worker.run();

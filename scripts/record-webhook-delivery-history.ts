@@ -12,8 +12,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "../src/activities/index.js";
-import { DEFAULT_WEBHOOK_SETTINGS } from "../src/config.js";
-import { createSealer } from "../src/crypto/seal.js";
+import { DEFAULT_WEBHOOK_SETTINGS, loadConfig } from "../src/config.js";
 import { closeDatabase, connectDatabase } from "../src/db/db.js";
 import { migrate } from "../src/db/migrate.js";
 import { bootstrapTenant } from "../src/domain/tenancy/bootstrap.js";
@@ -21,7 +20,8 @@ import { insertPingMessage } from "../src/domain/webhooks/messages.js";
 import { newWebhookSecret, sealWebhookSecret } from "../src/domain/webhooks/secret.js";
 import { findTemporalCli } from "../src/infra/temporal-dev-server.js";
 import { createStore } from "../src/store/store.js";
-import { connectTemporalClient } from "../src/temporal/flows.js";
+import { buildDeps } from "../src/deps.js";
+import { connectTemporalClient, createFlows } from "../src/temporal/flows.js";
 import { workflowIds } from "../src/temporal/ids.js";
 import { workflowsPath } from "../src/temporal/worker.js";
 import { webhookDeliveryWorkflow } from "../src/workflows/index.js";
@@ -40,8 +40,12 @@ const port = (receiver.address() as AddressInfo).port;
 const db = connectDatabase(DATABASE_URL);
 await migrate(db);
 const store = await createStore(REDIS_URL, { keyPrefix: `record:${randomUUID()}:` });
-const sealer = createSealer([{ id: "record", key: randomBytes(32) }]);
 const webhooks = { ...DEFAULT_WEBHOOK_SETTINGS, schedule: { live: [0, 1000], sandbox: [0, 1000] } };
+const config = { ...loadConfig({ ...process.env, LOG_LEVEL: "warn", SIGIL_SEALING_KEYS: `record:${randomBytes(32).toString("base64")}` }), webhooks };
+const taskQueue = `record-${randomUUID()}`;
+const client = await connectTemporalClient(TEMPORAL_ADDRESS, "default");
+const deps = buildDeps({ config, db, store, flows: createFlows(client, taskQueue) });
+const sealer = deps.sealer;
 const tenant = await bootstrapTenant(db);
 const webhookId = randomUUID();
 await db.none(
@@ -50,10 +54,8 @@ await db.none(
 );
 const { messageId } = await insertPingMessage(db, { webhookId, environmentId: tenant.environmentId, environmentName: "sandbox" });
 
-const taskQueue = `record-${randomUUID()}`;
 const connection = await NativeConnection.connect({ address: TEMPORAL_ADDRESS });
-const worker = await Worker.create({ connection, taskQueue, workflowsPath, activities: createActivities({ db, store, sealer, webhooks }) });
-const client = await connectTemporalClient(TEMPORAL_ADDRESS, "default");
+const worker = await Worker.create({ connection, taskQueue, workflowsPath, activities: createActivities(deps) });
 const workflowId = workflowIds.webhookDelivery(messageId);
 const result = await worker.runUntil(
   client.workflow.execute(webhookDeliveryWorkflow, { taskQueue, workflowId, args: [{ environmentId: tenant.environmentId, messageId, redelivery: 0 }] }),

@@ -3,18 +3,21 @@
  * replay test. Run it when a workflow changes on purpose (with a versioning patch for running flows):
  *   DATABASE_URL=... TEMPORAL_ADDRESS=... npx tsx scripts/record-workflow-history.ts
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "../src/activities/index.js";
+import { loadConfig } from "../src/config.js";
+import { buildDeps } from "../src/deps.js";
+import { createStore } from "../src/store/store.js";
 import { closeDatabase, connectDatabase } from "../src/db/db.js";
 import { migrate } from "../src/db/migrate.js";
 import { bootstrapTenant } from "../src/domain/tenancy/bootstrap.js";
 import { insertUser } from "../src/db/repositories/users.js";
 import { insertWallet, softDeleteWallet } from "../src/db/repositories/wallets.js";
-import { connectTemporalClient } from "../src/temporal/flows.js";
+import { connectTemporalClient, createFlows } from "../src/temporal/flows.js";
 import { workflowIds } from "../src/temporal/ids.js";
 import { workflowsPath } from "../src/temporal/worker.js";
 import { findTemporalCli } from "../src/infra/temporal-dev-server.js";
@@ -37,8 +40,11 @@ await softDeleteWallet(db, tenant.environmentId, wallet.id);
 
 const taskQueue = `record-${randomUUID()}`;
 const connection = await NativeConnection.connect({ address: TEMPORAL_ADDRESS });
-const worker = await Worker.create({ connection, taskQueue, workflowsPath, activities: createActivities({ db }) });
 const client = await connectTemporalClient(TEMPORAL_ADDRESS, "default");
+const config = loadConfig({ ...process.env, LOG_LEVEL: "warn", SIGIL_SEALING_KEYS: `record:${randomBytes(32).toString("base64")}` });
+const store = await createStore(config.redisUrl);
+const deps = buildDeps({ config, db, store, flows: createFlows(client, taskQueue) });
+const worker = await Worker.create({ connection, taskQueue, workflowsPath, activities: createActivities(deps) });
 const workflowId = workflowIds.walletRecovery(tenant.environmentId, user.id);
 await worker.runUntil(
   client.workflow.execute(walletRecoveryWorkflow, { taskQueue, workflowId, args: [{ environmentId: tenant.environmentId, userId: user.id }] }),
@@ -53,4 +59,5 @@ writeFileSync(out, json.trim() + "\n");
 console.log(`wrote ${out}`);
 await connection.close();
 await client.connection.close();
+await store.close();
 await closeDatabase(db);

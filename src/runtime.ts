@@ -1,13 +1,12 @@
 import type { Client } from "@temporalio/client";
 import type { Config } from "./config.js";
-import { createSealer } from "./crypto/seal.js";
 import { closeDatabase, connectDatabase, type Database } from "./db/db.js";
 import { migrate } from "./db/migrate.js";
-import type { Deps } from "./domain/deps.js";
+import { buildDeps } from "./deps.js";
 import { startEmbeddedPostgres } from "./infra/embedded-postgres.js";
 import { supervise } from "./infra/supervisor.js";
 import { startTemporalDevServer } from "./infra/temporal-dev-server.js";
-import { createDispatcher } from "./domain/webhooks/dispatcher.js";
+import { createDispatcher } from "./outbox/dispatcher.js";
 import { createLogger, type Logger } from "./log.js";
 import { createApiHandler, type ReadinessCheck } from "./server/app.js";
 import { createDualServer } from "./server/listen.js";
@@ -39,6 +38,11 @@ export async function resolveDatabase(
   const pg = await start();
   const supervisor = supervise(pg, { name: "embedded postgres", start, log });
   return { url: pg.url, stop: () => supervisor.stop(), retire: supervisor.retire };
+}
+
+/** The database answers a query (the process's readiness check; the test app runs the same one). */
+export function databaseCheck(db: Database): ReadinessCheck {
+  return { name: "database", check: async () => (await db.one("SELECT 1 AS ok")).ok === 1 };
 }
 
 /** Task-queue pollers seen recently: how an api-only process knows a worker is serving its flows. */
@@ -116,17 +120,10 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
     const engine = createEngineMonitor(client, temporalAddress, log);
     stops.push(async () => engine.stop());
 
-    const deps: Deps = {
-      config,
-      db,
-      store,
-      sealer: createSealer(config.sealingKeys),
-      flows: guardFlows(createFlows(client, config.temporalTaskQueue), engine),
-      log,
-    };
+    const deps = buildDeps({ config, db, store, flows: guardFlows(createFlows(client, config.temporalTaskQueue), engine), log });
 
     const checks: ReadinessCheck[] = [
-      { name: "database", check: async () => (await db.one("SELECT 1 AS ok")).ok === 1 },
+      databaseCheck(db),
       { name: "store", check: () => store.ping() },
       { name: "workflowEngine", check: () => engine.check() },
     ];
@@ -151,7 +148,7 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
             address,
             namespace: config.temporalNamespace,
             taskQueue: config.temporalTaskQueue,
-            deps: { db, store, sealer: deps.sealer, webhooks: config.webhooks, log },
+            deps,
           }),
         log,
         { name: config.temporalTaskQueue },

@@ -1,15 +1,17 @@
-import { createExportActivities, type ExportActivityDeps } from "./exports.js";
-import { createWalletActivities, type WalletActivityDeps } from "./wallets.js";
-import { createWebhookActivities, type WebhookActivityDeps } from "./webhooks.js";
+import type { Deps } from "../domain/deps.js";
+import { createExportActivities } from "./exports.js";
+import { createWalletActivities } from "./wallets.js";
+import { createWebhookActivities } from "./webhooks.js";
 
-export type ActivityDeps = WalletActivityDeps & ExportActivityDeps & Partial<WebhookActivityDeps>;
+/** What activities are handed: the process's Deps (src/deps.ts) less the flows, which only start work. */
+export type ActivityDeps = Omit<Deps, "flows">;
 
 /** Every activity the worker registers, with its dependencies injected. */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createWalletActivities(deps),
     ...createExportActivities(deps),
-    ...createWebhookActivities(deps),
+    ...createWebhookActivities({ db: deps.db, store: deps.store, sealer: deps.sealer, webhooks: deps.config.webhooks, log: deps.log }),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Database } from "../db/db.js";
 import { recoverUserWallets } from "../db/repositories/wallets.js";
 import { recordChange } from "../domain/audit/audit.js";
-import type { WalletRecoveryInput } from "../workflows/wallet-recovery.js";
+import type { WalletRecoveryInput } from "../domain/wallets/recovery-input.js";
 
 export interface WalletActivityDeps {
   db: Database;

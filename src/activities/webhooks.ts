@@ -7,10 +7,10 @@ import {
   failMessage,
   planDelivery,
   type AttemptOutcome,
-  type DeliveryDeps,
   type DeliveryInput,
   type DeliveryPlan,
 } from "../domain/webhooks/delivery.js";
+import { deliverEndpointBatch, type BatchOutcome } from "../domain/webhooks/endpoint-batch.js";
 import type { Logger } from "../log.js";
 import type { EphemeralStore } from "../store/store.js";
 
@@ -22,21 +22,24 @@ export interface WebhookActivityDeps {
   log: Logger;
 }
 
-/**
- * Webhook delivery activities. The store, sealer and settings are optional in the registration (older
- * callers register activities with the database alone); a worker without them cannot deliver and says so.
- */
-export function createWebhookActivities(deps: { db: Database } & Partial<WebhookActivityDeps>) {
-  const full = (): DeliveryDeps => {
-    if (!deps.store || !deps.sealer || !deps.webhooks) throw new Error("this worker was started without webhook delivery dependencies");
-    return { db: deps.db, store: deps.store, sealer: deps.sealer, webhooks: deps.webhooks, log: deps.log };
-  };
+/** Webhook delivery activities. */
+export function createWebhookActivities(deps: WebhookActivityDeps) {
   return {
     async planWebhookDelivery(input: DeliveryInput): Promise<DeliveryPlan> {
-      return planDelivery(full(), input);
+      return planDelivery(deps, input);
     },
     async attemptWebhookDelivery(input: DeliveryInput & { attempt: number; nextDelayMs: number | null }): Promise<AttemptOutcome> {
-      return attemptDelivery(full(), input, Context.current().cancellationSignal);
+      return attemptDelivery(deps, input, Context.current().cancellationSignal);
+    },
+    /** One batch of an endpoint actor; heartbeats while it runs so that a dead worker is noticed in seconds. */
+    async deliverWebhookBatch(input: { environmentId: string; webhookId: string }): Promise<BatchOutcome> {
+      const ctx = Context.current();
+      const beat = setInterval(() => ctx.heartbeat(), 2000);
+      try {
+        return await deliverEndpointBatch(deps, input, ctx.cancellationSignal);
+      } finally {
+        clearInterval(beat);
+      }
     },
     async failWebhookMessage(input: DeliveryInput): Promise<void> {
       await failMessage(deps, input);

@@ -4,7 +4,7 @@ import type { Logger } from "../log.js";
 import type { EphemeralStore } from "../store/store.js";
 import type { Sealer } from "../crypto/seal.js";
 import type { RecoveredCounts } from "../db/repositories/wallets.js";
-import type { WalletRecoveryInput } from "../workflows/wallet-recovery.js";
+import type { WalletRecoveryInput } from "./wallets/recovery-input.js";
 
 /** Starts durable flows; implemented over the Temporal client (src/temporal/flows.ts). */
 export interface Flows {
@@ -19,6 +19,11 @@ export interface Flows {
    * redelivery `webhook-delivery/<messageId>/redelivery-<n>`. Starting one that exists joins it.
    */
   startWebhookDelivery(input: { environmentId: string; messageId: string; redelivery?: number }): Promise<void>;
+  /**
+   * Wakes the delivery actors of these endpoints (`webhook-endpoint/<webhookId>`), starting those not
+   * running: they have new messages. Throws when any could not be reached (the dispatcher's sweep retries).
+   */
+  wakeWebhookEndpoints(endpoints: { environmentId: string; webhookId: string }[]): Promise<void>;
 }
 
 /** Everything domain code may touch, injected once at start. */

@@ -7,13 +7,11 @@ import { GatewayError, toHttpError } from "./errors.js";
 import { buildRequestMessage } from "./request.js";
 import { JSON_CONTENT_TYPE, renderSuccess, type Rendered } from "./response.js";
 import { buildRoutes, matchRoute, type Route } from "./rules.js";
+import { fileStreamHeaders, pipeFileStream, type StreamTarget } from "./stream.js";
 import { CLIENT_IP_HEADER } from "../rpc/context.js";
 import { unsafeTextViolations } from "../rpc/text-safety.js";
 import { validationError } from "../rpc/validation.js";
 import { toConnectError } from "../errors.js";
-
-export { GatewayError } from "./errors.js";
-export type { Route } from "./rules.js";
 
 export interface RestGatewayOptions {
   /** Services whose google.api.http annotations become REST routes. */
@@ -54,9 +52,13 @@ export type GatewayRequest = Parameters<GatewayHandler>[0];
 type GatewayResponse = Parameters<GatewayHandler>[1];
 
 type UnaryFn = (req: Message, options: CallOptions) => Promise<Message>;
+type ServerStreamFn = (req: Message, options: CallOptions) => AsyncIterable<Message>;
+
+/** A REST answer; `file` is the rest of a server stream, written after the headers (stream.ts). */
+type Answer = Rendered & { file?: { route: Route; first: Message | undefined; rest: AsyncIterator<Message> } };
 
 /** The subset of the http and http2 compat responses the gateway uses (their union is not callable as is). */
-interface ResponseLike {
+interface ResponseLike extends StreamTarget {
   readonly headersSent: boolean;
   readonly writableEnded: boolean;
   readonly destroyed: boolean;
@@ -100,8 +102,10 @@ export function createRestGateway(opts: RestGatewayOptions): RestGateway {
       })
       .then((rendered) => write(res, rendered))
       .catch((err: unknown) => {
-        // Writing itself failed (socket gone): nothing left to answer.
-        opts.onInternalError?.(err);
+        // Writing itself failed (socket gone, or a file stream failed after its first bytes): only closing
+        // the connection is left, which tells the client the body is incomplete.
+        res.destroy();
+        if (!abort.signal.aborted) opts.onInternalError?.(err);
       });
   };
   return Object.assign(handle, { allowedMethods: (path: string) => allowedVerbs(routes, path) });
@@ -119,7 +123,7 @@ async function serve(
   clientFor: (service: DescService) => Record<string, UnaryFn>,
   maxBodyBytes: number,
   signal: AbortSignal,
-): Promise<Rendered> {
+): Promise<Answer> {
   const rawUrl = req.url ?? "/";
   const q = rawUrl.indexOf("?");
   // Split by hand: new URL() would read "//x/y" as a host and resolve dot segments.
@@ -158,12 +162,18 @@ async function serve(
       if (value !== null) passedOn[name] = value;
     }
   };
-  const output = await clientFor(route.service)[route.method.localName](input, {
-    headers: forwardedHeaders(req),
-    signal,
-    onHeader: noteHeaders,
-    onTrailer: noteRequestId,
-  });
+  const callOptions = { headers: forwardedHeaders(req), signal, onHeader: noteHeaders, onTrailer: noteRequestId };
+  if (route.method.methodKind === "server_streaming") {
+    const call = clientFor(route.service)[route.method.localName] as unknown as ServerStreamFn;
+    const rest = call(input, callOptions)[Symbol.asyncIterator]();
+    // Errors up to the first message (authentication, permission, rate limit, tenancy, not ready) are
+    // answered as JSON like any call's; the headers come from that first message.
+    const first = await rest.next();
+    const headers = fileStreamHeaders(route.method, first.done ? undefined : first.value) as Record<string, string>;
+    if (requestId !== null) headers["x-request-id"] = requestId;
+    return { status: 200, headers, file: { route, first: first.done ? undefined : first.value, rest } };
+  }
+  const output = await (clientFor(route.service)[route.method.localName] as UnaryFn)(input, callOptions);
   const rendered = renderSuccess(route, output);
   Object.assign(rendered.headers, passedOn);
   if (requestId !== null) rendered.headers["x-request-id"] = requestId;
@@ -201,7 +211,11 @@ function forwardedHeaders(req: GatewayRequest): Headers {
   return headers;
 }
 
-function write(res: ResponseLike, rendered: Rendered): void {
+async function write(res: ResponseLike, rendered: Answer): Promise<void> {
+  if (rendered.file) {
+    res.writeHead(rendered.status, rendered.headers);
+    return pipeFileStream(rendered.file.route.method, rendered.file.first, rendered.file.rest, res);
+  }
   if (res.destroyed || res.writableEnded) return;
   if (res.headersSent) {
     res.end();

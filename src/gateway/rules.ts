@@ -1,6 +1,7 @@
 import { getOption, hasOption, type DescField, type DescMessage, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import { http } from "../gen/google/api/annotations_pb.js";
 import type { HttpRule } from "../gen/google/api/http_pb.js";
+import { checkFileStream } from "./stream.js";
 
 /** One segment of a path template: a literal to compare, or a variable that binds a (possibly dotted) field. */
 export type Segment = { kind: "literal"; value: string } | { kind: "variable"; fieldPath: string };
@@ -35,8 +36,10 @@ export function buildRoutes(services: readonly DescService[]): Route[] {
   for (const service of services) {
     for (const method of service.methods) {
       if (!hasOption(method, http)) continue;
-      // The gateway answers one JSON document per request: streaming RPCs have no REST shape here.
-      if (method.methodKind !== "unary") continue;
+      // Unary RPCs answer one document; a server stream is a file download (stream.ts) and is checked
+      // for that shape here. Client and bidirectional streams have no REST shape.
+      if (method.methodKind === "server_streaming") checkFileStream(method);
+      else if (method.methodKind !== "unary") continue;
       const rule = getOption(method, http);
       for (const r of [rule, ...rule.additionalBindings]) {
         routes.push(toRoute(service, method, r));

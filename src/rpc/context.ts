@@ -1,38 +1,8 @@
 import { createContextKey, type ContextKey } from "@connectrpc/connect";
+import type { Principal, TokenPrincipal } from "../domain/auth/principal.js";
 
-/** Who is calling, as established by the authentication interceptor. */
-export interface ApiTokenPrincipal {
-  kind: "api_token";
-  tokenId: string;
-  /** The environment the token is bound to, and the project and organization that own it. */
-  environmentId: string;
-  projectId: string;
-  organizationId: string;
-  environmentName: "live" | "sandbox";
-  /** The member on whose behalf the token acts (its creator), and that member's role. */
-  memberId: string | null;
-  role: string | null;
-  permissions: readonly string[];
-}
-
-/**
- * A member (account) API token: not bound to an environment. It acts for its account in every organization
- * the account is a member of, with at most the permissions of the account's role there
- * (src/domain/tenancy/access.ts resolves that per call).
- */
-export interface AccountTokenPrincipal {
-  kind: "account_token";
-  tokenId: string;
-  accountId: string;
-  permissions: readonly string[];
-}
-
-export interface AnonymousPrincipal {
-  kind: "anonymous";
-}
-
-export type Principal = ApiTokenPrincipal | AccountTokenPrincipal | AnonymousPrincipal;
-export type TokenPrincipal = ApiTokenPrincipal | AccountTokenPrincipal;
+/** Who is calling, as established by the authentication interceptor (declared by the domain). */
+export type { Principal, TokenPrincipal } from "../domain/auth/principal.js";
 
 export const principalKey = createContextKey<Principal>({ kind: "anonymous" }, { description: "caller" });
 export const requestIdKey = createContextKey<string>("", { description: "request id" });

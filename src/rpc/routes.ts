@@ -15,6 +15,16 @@ import { waasModule } from "./waas/module.js";
 import { walletsModule } from "./wallets/module.js";
 import { webhooksModule } from "./webhooks/module.js";
 import { balancesModule } from "./balances/module.js";
+import { allowlistsModule } from "./allowlists/module.js";
+import { analyticsModule } from "./analytics/module.js";
+import { auditModule } from "./audit/module.js";
+import { complianceModule } from "./compliance/module.js";
+import { customNetworksModule } from "./custom-networks/module.js";
+import { eventsModule } from "./events/module.js";
+import { exchangesModule } from "./exchanges/module.js";
+import { externalJwtModule } from "./external-jwt/module.js";
+import { gatesModule } from "./gates/module.js";
+import { globalWalletModule } from "./global-wallet/module.js";
 
 /** Every area of the API, in one place: the REST gateway, reflection and the tenancy tests walk this list. */
 export const apiModules: readonly ApiModule[] = [
@@ -25,11 +35,21 @@ export const apiModules: readonly ApiModule[] = [
   walletsModule,
   waasModule,
   providersModule,
+  allowlistsModule,
+  gatesModule,
+  exchangesModule,
+  complianceModule,
+  externalJwtModule,
   environmentSettingsModule,
   nameServicesModule,
+  globalWalletModule,
+  customNetworksModule,
   exportsModule,
+  analyticsModule,
+  auditModule,
   oauthModule,
   webhooksModule,
+  eventsModule,
   balancesModule,
 ];
 

@@ -11,7 +11,7 @@ import { registerReflection } from "../rpc/reflection.js";
 import { apiFiles, apiServices, createApiRoutes } from "../rpc/routes.js";
 import { clientIpKey } from "../rpc/context.js";
 import { withCors } from "./cors.js";
-import { createExportDownloadRoute } from "./export-download.js";
+import { createInProcessTransport } from "./in-process-transport.js";
 
 export interface ReadinessCheck {
   name: string;
@@ -44,16 +44,14 @@ async function runChecks(checks: readonly ReadinessCheck[]) {
 export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[]) {
   const apiRoutes = createApiRoutes(deps);
   const interceptors = createInterceptors(deps);
-  const transport = createRouterTransport(apiRoutes, { router: { interceptors } });
+  // REST calls the handlers in process through the same interceptors, without a round trip through bytes.
+  const transport = createInProcessTransport(apiRoutes, interceptors, createRouterTransport(apiRoutes, { router: { interceptors } }));
   const gateway = createRestGateway({
     services: apiServices,
     transport,
     maxBodyBytes: deps.config.maxBodyBytes,
     onInternalError: (err) => deps.log.error("gateway error", { error: err instanceof Error ? err.message : String(err) }),
   });
-
-  // Export downloads stream their stored chunks; the gateway would buffer the whole file as one message.
-  const exportDownload = createExportDownloadRoute(deps);
 
   const fallback = (req: Req, res: Res) => {
     const path = (req.url ?? "/").split("?")[0];
@@ -64,7 +62,6 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
       });
       return;
     }
-    if (exportDownload(req, res)) return;
     gateway(req, res);
   };
 

@@ -1,4 +1,4 @@
-import { ttlToMs, type EphemeralStore, type StoreOptions } from "./store.js";
+import { ttlToMs, type EphemeralStore, type StoreOptions } from "./contract.js";
 
 interface Entry {
   value: string;

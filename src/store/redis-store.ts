@@ -1,5 +1,5 @@
 import { createClient } from "redis";
-import { ttlToMs, type EphemeralStore, type StoreOptions } from "./store.js";
+import { ttlToMs, type EphemeralStore, type StoreOptions } from "./contract.js";
 
 function buildClient(url: string, reconnectStrategy: (retries: number, cause: Error) => number | Error) {
   return createClient({

@@ -92,5 +92,6 @@ export function guardFlows(flows: Flows, engine: EngineMonitor): Flows {
     recoverWallets: (input) => guard(() => flows.recoverWallets(input)),
     startExport: (input) => guard(() => flows.startExport(input), START_DEADLINE_MS),
     startWebhookDelivery: (input) => guard(() => flows.startWebhookDelivery(input), START_DEADLINE_MS),
+    wakeWebhookEndpoints: (endpoints) => guard(() => flows.wakeWebhookEndpoints(endpoints), START_DEADLINE_MS),
   };
 }

@@ -3,6 +3,8 @@ import type { Flows } from "../domain/deps.js";
 import { exportUsersWorkflow } from "../workflows/export-users.js";
 import { walletRecoveryWorkflow } from "../workflows/wallet-recovery.js";
 import { webhookDeliveryWorkflow } from "../workflows/webhook-delivery.js";
+import { webhookEndpointWorkflow } from "../workflows/webhook-endpoint.js";
+import { wakeActors } from "./actor.js";
 import { taskQueues, workflowIds } from "./ids.js";
 
 export async function connectTemporalClient(address: string, namespace: string): Promise<Client> {
@@ -58,6 +60,20 @@ export function createFlows(client: Client, taskQueue: string): Flows {
         if (err instanceof WorkflowExecutionAlreadyStartedError) return;
         throw err;
       }
+    },
+    // New messages: their endpoints' actors are woken (started when not running), once per endpoint.
+    async wakeWebhookEndpoints(endpoints) {
+      const failed = await wakeActors(
+        client,
+        endpoints.map((e) => ({
+          workflow: webhookEndpointWorkflow,
+          workflowId: workflowIds.webhookEndpoint(e.webhookId),
+          taskQueue: webhookTaskQueue,
+          args: [{ environmentId: e.environmentId, webhookId: e.webhookId }] as [{ environmentId: string; webhookId: string }],
+          staticSummary: `Webhook deliveries of endpoint ${e.webhookId}`,
+        })),
+      );
+      if (failed.length) throw failed[0]!.error;
     },
   };
 }

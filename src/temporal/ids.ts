@@ -1,10 +1,9 @@
+import { actorId } from "./actor.js";
+
 /**
  * Workflow ids and task queues: the only place their formats are written. Ids are readable so operators
  * can find a flow in the Temporal UI, and stable so that one user's recovery never runs twice at once.
- */
-export const DEFAULT_TASK_QUEUE = "sigil";
-
-/**
+ *
  * The task queues derived from the configured one (TEMPORAL_TASK_QUEUE). Interactive flows (exports, wallet
  * recovery, the wallet flows to come) run on the configured queue itself; webhook delivery, bulk work whose
  * backlog can be large, on a queue of its own served by a worker with its own limits, so that a tenant's
@@ -17,7 +16,12 @@ export function taskQueues(configured: string) {
 export const workflowIds = {
   walletRecovery: (environmentId: string, userId: string) => `wallet-recovery/${environmentId}/${userId}`,
   export: (exportId: string) => `export/${exportId}`,
-  /** One workflow per message and endpoint; a redelivery is a workflow of its own. */
+  /** The actor delivering an endpoint's messages (issue 11; src/temporal/actor.ts). */
+  webhookEndpoint: (webhookId: string) => actorId("webhook-endpoint", webhookId),
+  /**
+   * One workflow per message: redeliveries, and original deliveries started before the endpoint actors
+   * (issue 11) or directly by an operator.
+   */
   webhookDelivery: (messageId: string, redelivery = 0) =>
     redelivery > 0 ? `webhook-delivery/${messageId}/redelivery-${redelivery}` : `webhook-delivery/${messageId}`,
 };

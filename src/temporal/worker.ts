@@ -44,7 +44,9 @@ export async function createWorkerPair(setup: {
     taskQueue: queues.webhooks,
     maxConcurrentWorkflowTaskExecutions: setup.deliverySlots,
     maxConcurrentLocalActivityExecutions: setup.deliverySlots,
-    maxConcurrentActivityTaskExecutions: Math.max(2, Math.ceil(setup.deliverySlots / 10)),
+    // Endpoint actors' batches are activities (each holds a slot while it sends): as many as delivery slots,
+    // and one environment holds at most batchLimits().perEnvironment of them (src/domain/webhooks/slots.ts).
+    maxConcurrentActivityTaskExecutions: setup.deliverySlots,
   });
   return workerPair([interactive, webhooks]);
 }
@@ -78,7 +80,7 @@ export async function createWorker(setup: WorkerSetup): Promise<{ worker: Runnab
     namespace: setup.namespace,
     taskQueue: setup.taskQueue,
     activities: createActivities(setup.deps),
-    deliverySlots: setup.deps.webhooks?.deliverySlots ?? 200,
+    deliverySlots: setup.deps.config.webhooks.deliverySlots,
     // One bundle for both workers.
     workflowBundle: setup.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath, logger: Runtime.instance().logger })),
     extra: {

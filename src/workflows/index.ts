@@ -1,4 +1,6 @@
 // Every workflow the worker runs. Deterministic code only: no I/O, no clocks, no randomness outside the SDK.
 export { walletRecoveryWorkflow } from "./wallet-recovery.js";
 export { exportUsersWorkflow } from "./export-users.js";
+// Redeliveries, and original deliveries started before the endpoint actors (issue 11), which still finish.
 export { webhookDeliveryWorkflow } from "./webhook-delivery.js";
+export { webhookEndpointWorkflow } from "./webhook-endpoint.js";

@@ -5,7 +5,7 @@ import * as protoLoader from "@grpc/proto-loader";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isOriginAllowed } from "../../src/db/repositories/origins.js";
+import { isOriginAllowed } from "../../src/domain/origins/service.js";
 import { OriginsService } from "../../src/gen/sigil/environments/v0/origins_service_pb.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { verifyTestAccountCode } from "../../src/domain/test-account/service.js";
@@ -64,15 +64,15 @@ describe("origins", () => {
   });
 
   it("is the CORS allow-list: exact and wildcard matches only", async () => {
-    expect(await isOriginAllowed(app.db, t.environmentId, "https://app.example.com")).toBe(true);
-    expect(await isOriginAllowed(app.db, t.environmentId, "https://app.example.com:443")).toBe(true);
-    expect(await isOriginAllowed(app.db, t.environmentId, "https://pr-1.preview.example.com")).toBe(true);
-    expect(await isOriginAllowed(app.db, t.environmentId, "https://a.b.preview.example.com")).toBe(true);
-    expect(await isOriginAllowed(app.db, t.environmentId, "https://preview.example.com")).toBe(false);
-    expect(await isOriginAllowed(app.db, t.environmentId, "http://app.example.com")).toBe(false);
-    expect(await isOriginAllowed(app.db, t.environmentId, "https://evil.com")).toBe(false);
-    expect(await isOriginAllowed(app.db, t.environmentId, "null")).toBe(false);
-    expect(await isOriginAllowed(app.db, other.environmentId, "https://app.example.com")).toBe(false);
+    expect(await isOriginAllowed(app.deps, t.environmentId, "https://app.example.com")).toBe(true);
+    expect(await isOriginAllowed(app.deps, t.environmentId, "https://app.example.com:443")).toBe(true);
+    expect(await isOriginAllowed(app.deps, t.environmentId, "https://pr-1.preview.example.com")).toBe(true);
+    expect(await isOriginAllowed(app.deps, t.environmentId, "https://a.b.preview.example.com")).toBe(true);
+    expect(await isOriginAllowed(app.deps, t.environmentId, "https://preview.example.com")).toBe(false);
+    expect(await isOriginAllowed(app.deps, t.environmentId, "http://app.example.com")).toBe(false);
+    expect(await isOriginAllowed(app.deps, t.environmentId, "https://evil.com")).toBe(false);
+    expect(await isOriginAllowed(app.deps, t.environmentId, "null")).toBe(false);
+    expect(await isOriginAllowed(app.deps, other.environmentId, "https://app.example.com")).toBe(false);
   });
 
   it("rejects malformed origins and duplicates, changing nothing", async () => {

@@ -7,8 +7,8 @@ import { createActivities } from "../../src/activities/index.js";
 import type { Deps } from "../../src/domain/deps.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { ExportsService } from "../../src/gen/sigil/exports/v0/exports_service_pb.js";
+import { createLogger } from "../../src/log.js";
 import { createApiHandler } from "../../src/server/app.js";
-import { createExportDownloadRoute } from "../../src/server/export-download.js";
 import { createDualServer } from "../../src/server/listen.js";
 import { createFlows } from "../../src/temporal/flows.js";
 import { workflowIds } from "../../src/temporal/ids.js";
@@ -22,17 +22,13 @@ const USERS = 300;
 let app: TestApp;
 let t: BootstrapResult;
 let other: BootstrapResult;
-/** The api handler with the streaming download route in front, exactly as src/server/app.ts serves it. */
+/** Extra api servers (over app's database and store, with other flows), stopped after the file. */
 let servers: { stop(): Promise<void> }[] = [];
 let dlBase: string;
 
-/** An api server over app's database and store, with the download route in front and the given flows. */
+/** An api server over app's database and store with the given deps (its flows, its limits). */
 async function serveWith(deps: Deps): Promise<string> {
-  const api = createApiHandler(deps, []);
-  const route = createExportDownloadRoute(deps);
-  const server = createDualServer((req, res) => {
-    if (!route(req, res)) api(req as never, res as never);
-  });
+  const server = createDualServer(createApiHandler(deps, []));
   const port = await server.listen(0, "127.0.0.1");
   servers.push({ stop: () => server.close() });
   return `http://127.0.0.1:${port}`;
@@ -313,7 +309,7 @@ describe("status, listing and download rules", () => {
       connection,
       namespace: app.config.temporalNamespace,
       taskQueue,
-      activities: createActivities({ db: app.db }),
+      activities: createActivities(app.deps),
       workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: quiet }),
     });
     try {
@@ -471,7 +467,7 @@ describe("large exports", () => {
 
     const connection = await NativeConnection.connect({ address: app.config.temporalAddress! });
     const newWorker = () =>
-      Worker.create({ connection, namespace: app.config.temporalNamespace, taskQueue, activities: createActivities({ db: app.db }), workflowBundle: bundle });
+      Worker.create({ connection, namespace: app.config.temporalNamespace, taskQueue, activities: createActivities(app.deps), workflowBundle: bundle });
     try {
       const first = await newWorker();
       const firstRun = first.run();
@@ -542,6 +538,41 @@ describe("over Connect and gRPC", () => {
     ).rejects.toMatchObject({ code: 5 /* NotFound */ });
     const stream = grpc.streamExport({ environmentId: t.environmentId, exportId: "bad" }, { headers });
     await expect((async () => { for await (const _ of stream); })()).rejects.toMatchObject({ code: 3 /* InvalidArgument */ });
+  });
+});
+
+describe("the REST download runs through the same chain as every call", () => {
+  it("is logged with its request id, tenant-checked and rate-limited", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
+    const created = await createExport({ format: "csv", model: "users" });
+    await waitFor(created.id, "completed");
+
+    const logged = await serveWith({ ...app.deps, log });
+    const ok = await fetch(`${logged}/api/v0/environments/${t.environmentId}/exports/${created.id}/download`, {
+      headers: { authorization: `Bearer ${t.token}`, "x-request-id": "download-log-1" },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("x-request-id")).toBe("download-log-1");
+    expect(ok.headers.get("content-disposition")).toBe(`attachment; filename="users-${created.id}.csv"`);
+    await ok.arrayBuffer();
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: "rpc", requestId: "download-log-1", method: "sigil.exports.v0.ExportsService/StreamExport", code: "ok" }),
+    );
+
+    // A tenant whose token nothing else uses: every call counts against its window of 3 per minute.
+    const r = await app.bootstrap({ ownerEmail: `exports-limit-${randomUUID()}@example.com` });
+    const limited = await serveWith({ ...app.deps, config: { ...app.config, rateLimitPerMinute: 3 } });
+    const get = () =>
+      fetch(`${limited}/api/v0/environments/${t.environmentId}/exports/${created.id}/download`, { headers: { authorization: `Bearer ${r.token}` } });
+    for (let i = 0; i < 3; i++) {
+      const res = await get();
+      expect(res.status).toBe(404); // another tenant's export does not exist for r
+      expect((await res.json()).code).toBe("not_found");
+    }
+    const over = await get();
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
   });
 });
 

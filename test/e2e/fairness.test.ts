@@ -136,7 +136,7 @@ describe("fairness between tenants", () => {
         );
         const w = await app.db.one(
           `SELECT coalesce(sum(n), 0)::int AS total, coalesce(max(n), 0)::int AS top FROM (
-             SELECT count(*) AS n FROM webhook_messages WHERE environment_id = $1 AND status = 'pending' AND workflow_seen_at IS NOT NULL GROUP BY webhook_id) x`,
+             SELECT count(*) AS n FROM webhook_messages WHERE environment_id = $1 AND status = 'pending' AND batch_claimed_at IS NOT NULL GROUP BY webhook_id) x`,
           [a.environmentId],
         );
         seen.inFlightEnv = Math.max(seen.inFlightEnv, r.total);
@@ -230,11 +230,11 @@ describe("the per-environment cap on running deliveries", () => {
         async () => {
           const r = await capped.db.one(
             `SELECT count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
-                    count(*) FILTER (WHERE status = 'pending' AND workflow_started_at IS NOT NULL)::int AS running,
+                    count(*) FILTER (WHERE status = 'pending' AND batch_claimed_at IS NOT NULL)::int AS running,
                     coalesce(max(per.n), 0)::int AS top
              FROM webhook_messages m
              LEFT JOIN LATERAL (SELECT count(*) AS n FROM webhook_messages x
-                                WHERE x.webhook_id = m.webhook_id AND x.status = 'pending' AND x.workflow_started_at IS NOT NULL) per ON true
+                                WHERE x.webhook_id = m.webhook_id AND x.status = 'pending' AND x.batch_claimed_at IS NOT NULL) per ON true
              WHERE m.environment_id = $1`,
             [t.environmentId],
           );
@@ -271,15 +271,15 @@ describe("the orphan sweep under the budget", () => {
         `INSERT INTO webhooks (id, environment_id, url, event_names, secret_sealed, enabled_at) VALUES ($1, $2, $3, '{*}', $4, now())`,
         [id, t.environmentId, rx.url("/orphan-hold"), sealWebhookSecret(capped.deps.sealer, id, newWebhookSecret())],
       );
-      // Two messages as a crash would leave them: the first taken into the budget (its start recorded, the
-      // workflow never started), the second still waiting. With a budget of 1, the sweep restarts the first
-      // and the second starts only once the first is delivered.
+      // Two messages as a crash would leave them: committed, their endpoint's actor never woken. The sweep
+      // wakes it; with a budget of 1 message in flight per environment, the second goes out only once the
+      // first is answered (issue 11: the budget bounds the actors' batches).
       const ids = [randomUUID(), randomUUID()];
       for (const [i, m] of ids.entries()) {
         await capped.db.none(
           `INSERT INTO webhook_messages (id, environment_id, webhook_id, event_id, event_name, payload, workflow_started_at, created_at)
            VALUES ($1, $2, $3, NULL, 'ping', $4, $5, clock_timestamp() - interval '1 minute' + $6 * interval '1 second')`,
-          [m, t.environmentId, id, { type: "ping", messageId: m }, i === 0 ? new Date(Date.now() - 60_000) : null, i],
+          [m, t.environmentId, id, { type: "ping", messageId: m }, null, i],
         );
       }
       await until("both delivered", async () => rx.received("/orphan-hold").length >= 2, 30_000);

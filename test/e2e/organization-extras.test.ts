@@ -268,3 +268,34 @@ describe("SSO provider", () => {
     expect(got.ssoProvider?.domains).toEqual(["example.com"]);
   });
 });
+
+describe("billing subscription status", () => {
+  // No API sets a trial or a cancellation yet (the operator does, in the row); the status reads them.
+  it("is derived from the stored trial end and cancellation, not fixed", async () => {
+    const x = await app.bootstrap({ ownerEmail: `billing-status-${Date.now()}@example.com` });
+    const read = async () => {
+      const res = await call(app.baseUrl, "GET", `/organizations/${x.organizationId}/billing/subscription`, { token: x.token });
+      expect(res.status, res.text).toBe(200);
+      // The published client's flag says the same as the status.
+      expect(res.body.inTrial).toBe(res.body.status === "trialing");
+      return res.body.status as string;
+    };
+    const upgraded = await call(app.baseUrl, "PUT", `/organizations/${x.organizationId}/billing/upgrade`, { token: x.token, body: { planType: "starter" } });
+    expect(upgraded.status, upgraded.text).toBe(200);
+    expect(await read()).toBe("active");
+
+    const set = (column: "trial_ends_at" | "canceled_at", interval: string | null) =>
+      app.db.none(`UPDATE billing_subscriptions SET ${column} = ${interval === null ? "NULL" : `now() + $2::interval`} WHERE organization_id = $1`, [
+        x.organizationId,
+        interval,
+      ]);
+    await set("trial_ends_at", "14 days");
+    expect(await read()).toBe("trialing");
+    await set("trial_ends_at", "-1 day"); // the trial is over: the plan stays active
+    expect(await read()).toBe("active");
+    await set("canceled_at", "1 day"); // cancelled at the end of the period: still active until then
+    expect(await read()).toBe("active");
+    await set("canceled_at", "-1 second");
+    expect(await read()).toBe("canceled");
+  });
+});

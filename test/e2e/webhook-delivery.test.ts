@@ -138,10 +138,10 @@ describe("webhook delivery", () => {
     expect(await messagesOf(other.id)).toHaveLength(0);
     expect(rx.received("/other")).toHaveLength(0);
 
-    // Visible in Temporal under a readable id, with the memo telling what it is.
-    const desc = await app.temporal.workflow.getHandle(workflowIds.webhookDelivery(msg.id)).describe();
-    expect(desc.status.name).toBe("COMPLETED");
-    expect(desc.memo).toMatchObject({ eventName: "user.created", webhookHost: `127.0.0.1:${rx.port}`, environment: "sandbox" });
+    // Visible in Temporal under a readable id: the endpoint's actor (issue 11), with the memo telling what it is.
+    const desc = await app.temporal.workflow.getHandle(workflowIds.webhookEndpoint(hook.id)).describe();
+    expect(["RUNNING", "COMPLETED"]).toContain(desc.status.name);
+    expect(desc.memo).toMatchObject({ environmentId: t.environmentId, webhookId: hook.id });
   });
 
   it("retries on 500 until a 2xx, on the schedule, with the same id and bytes", async () => {
@@ -308,7 +308,7 @@ describe("webhook delivery", () => {
     await until("cancelled", async () => (await app.db.one(`SELECT status FROM webhook_messages WHERE id = $1`, [msg.id])).status === "cancelled");
     const n = rx.received("/to-disable").length;
     expect(n).toBeLessThan(SCHEDULE.length);
-    const result = await app.temporal.workflow.getHandle(workflowIds.webhookDelivery(msg.id)).result();
+    const result = await app.temporal.workflow.getHandle(workflowIds.webhookEndpoint(hook.id)).result();
     expect(result).toMatchObject({ status: "stopped", reason: "disabled" });
   });
 
@@ -422,7 +422,7 @@ describe("webhook delivery", () => {
     await app.dispatcher.stop();
     try {
       for (let i = 0; i < 60; i++) await emit(t, "user.updated", { id: randomUUID(), i });
-      const { createDispatcher } = await import("../../src/domain/webhooks/dispatcher.js");
+      const { createDispatcher } = await import("../../src/outbox/dispatcher.js");
       const ds = [1, 2, 3].map(() => createDispatcher(app.deps, { environmentIds: () => [t.environmentId] }));
       await Promise.all(ds.map((d) => d.drain()));
       const msgs = await messagesOf(hook.id);

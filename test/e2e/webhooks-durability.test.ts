@@ -6,7 +6,7 @@ import { createActivities } from "../../src/activities/index.js";
 import { DEFAULT_WEBHOOK_SETTINGS, type Config } from "../../src/config.js";
 import type { Deps } from "../../src/domain/deps.js";
 import { bootstrapTenant } from "../../src/domain/tenancy/bootstrap.js";
-import { createDispatcher, type Dispatcher } from "../../src/domain/webhooks/dispatcher.js";
+import { createDispatcher, type Dispatcher } from "../../src/outbox/dispatcher.js";
 import { newWebhookSecret, sealWebhookSecret } from "../../src/domain/webhooks/secret.js";
 import { createFlows } from "../../src/temporal/flows.js";
 import { workflowIds } from "../../src/temporal/ids.js";
@@ -58,7 +58,7 @@ it("delivers every event to every subscribed endpoint exactly as recorded, acros
       connection,
       namespace: app.config.temporalNamespace,
       taskQueue,
-      activities: createActivities({ db: app.db, store: app.store, sealer: app.deps.sealer, webhooks }),
+      activities: createActivities({ ...app.deps, config: { ...app.config, webhooks } }),
       workflowBundle: bundle,
       deliverySlots: webhooks.deliverySlots,
     });
@@ -198,10 +198,10 @@ it("delivers every event to every subscribed endpoint exactly as recorded, acros
       [t.environmentId],
     );
     expect(failedWhileDown.n).toBeGreaterThanOrEqual(10);
-    // Every delivery workflow finished delivered.
-    const anyMessage = await app.db.one(`SELECT id FROM webhook_messages WHERE environment_id = $1 LIMIT 1`, [t.environmentId]);
-    const result = await app.temporal.workflow.getHandle(workflowIds.webhookDelivery(anyMessage.id)).result();
-    expect(result).toMatchObject({ status: "delivered" });
+    // The endpoints' actors (issue 11) did the work and are still there (idle until their quiet minute ends).
+    const anyMessage = await app.db.one(`SELECT webhook_id FROM webhook_messages WHERE environment_id = $1 LIMIT 1`, [t.environmentId]);
+    const desc = await app.temporal.workflow.getHandle(workflowIds.webhookEndpoint(anyMessage.webhook_id)).describe();
+    expect(["RUNNING", "COMPLETED"]).toContain(desc.status.name);
   } finally {
     await dispatcher.stop();
     const w = second ?? worker;

@@ -1,14 +1,14 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { bundleWorkflowCode } from "@temporalio/worker";
 import { DEFAULT_SDK_EVENT_LIMITS, DEFAULT_WEBHOOK_SETTINGS, type Config } from "../../src/config.js";
-import { createSealer } from "../../src/crypto/seal.js";
 import { closeDatabase, connectDatabase, type Database } from "../../src/db/db.js";
 import { migrate } from "../../src/db/migrate.js";
 import type { Deps } from "../../src/domain/deps.js";
+import { buildDeps } from "../../src/deps.js";
 import { bootstrapTenant, type BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { createActivities } from "../../src/activities/index.js";
-import { createDispatcher, type Dispatcher } from "../../src/domain/webhooks/dispatcher.js";
-import { createLogger } from "../../src/log.js";
+import { createDispatcher, type Dispatcher } from "../../src/outbox/dispatcher.js";
+import { databaseCheck } from "../../src/runtime.js";
 import { createApiHandler } from "../../src/server/app.js";
 import { createDualServer } from "../../src/server/listen.js";
 import { createStore, type EphemeralStore } from "../../src/store/store.js";
@@ -80,27 +80,20 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { disp
   const db = await migratedDatabase();
   const store = await createStore(config.redisUrl, { keyPrefix: `test:${randomUUID()}:` });
   const temporal = await connectTemporalClient(config.temporalAddress!, config.temporalNamespace);
-  const deps: Deps = {
-    config,
-    db,
-    store,
-    sealer: createSealer(config.sealingKeys),
-    flows: createFlows(temporal, config.temporalTaskQueue),
-    log: createLogger(config.logLevel),
-  };
+  const deps = buildDeps({ config, db, store, flows: createFlows(temporal, config.temporalTaskQueue) });
   const connection = await NativeConnection.connect({ address: config.temporalAddress! });
   const worker = await createWorkerPair({
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
-    activities: createActivities({ db, store, sealer: deps.sealer, webhooks: config.webhooks, log: deps.log }),
+    activities: createActivities(deps),
     workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger }),
     deliverySlots: config.webhooks.deliverySlots,
   });
   const running = worker.run();
   const server = createDualServer(
     createApiHandler(deps, [
-      { name: "database", check: async () => true },
+      databaseCheck(db),
       { name: "worker", check: async () => worker.getState() === "RUNNING" },
     ]),
   );

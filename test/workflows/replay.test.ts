@@ -6,7 +6,16 @@ import { workflowsPath } from "../../src/temporal/worker.js";
 
 // Replays committed histories of real runs against today's workflow code: a change that would make a
 // running flow non-deterministic throws DeterminismViolationError here and fails CI. No server needed.
-const histories = ["wallet-recovery.json", "export-users.json", "webhook-delivery.json", "webhook-delivery-local-attempt.json"];
+// webhook-endpoint*.json (scripts/record-webhook-endpoint-history.ts): the endpoint actor's run with a retry
+// sleep, a wake cutting it short and a continue-as-new, then the next run's batch and idle end.
+const histories = [
+  "wallet-recovery.json",
+  "export-users.json",
+  "webhook-delivery.json",
+  "webhook-delivery-local-attempt.json",
+  "webhook-endpoint.json",
+  "webhook-endpoint-idle.json",
+];
 
 it.each(histories)("replays %s deterministically", async (file) => {
   const json = JSON.parse(readFileSync(path.join(import.meta.dirname, "histories", file), "utf8"));

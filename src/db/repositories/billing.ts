@@ -6,6 +6,10 @@ export interface SubscriptionRecord {
   couponCode: string | null;
   couponAppliedAt: Date | null;
   planChangedAt: Date;
+  /** End of a trial the operator granted; null without one. */
+  trialEndsAt: Date | null;
+  /** When a cancellation takes (or took) effect; null while not cancelled. */
+  canceledAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -16,6 +20,8 @@ const toSubscription = (r: Record<string, any>): SubscriptionRecord => ({
   couponCode: r.coupon_code,
   couponAppliedAt: r.coupon_applied_at,
   planChangedAt: r.plan_changed_at,
+  trialEndsAt: r.trial_ends_at,
+  canceledAt: r.canceled_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });

@@ -27,8 +27,3 @@ export async function deleteDeeplinkUrl(q: Queryable, environmentId: string, id:
   const row = await q.oneOrNone("DELETE FROM deeplink_urls WHERE environment_id = $1 AND id = $2 RETURNING *", [environmentId, id]);
   return row ? toDeeplinkUrl(row) : null;
 }
-
-/** For the SDK surface: whether a redirect target is registered for the environment (exact match). */
-export async function isDeeplinkUrlAllowed(q: Queryable, environmentId: string, url: string): Promise<boolean> {
-  return (await q.oneOrNone("SELECT 1 FROM deeplink_urls WHERE environment_id = $1 AND url = $2", [environmentId, url])) !== null;
-}

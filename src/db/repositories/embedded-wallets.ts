@@ -109,12 +109,3 @@ export async function insertEmbeddedWalletKey(q: Queryable, environmentId: strin
     [randomUUID(), environmentId, k.walletId, k.keyFamily, k.publicKey, k.privateKeySealed],
   );
 }
-
-/** The sealed key of a pregenerated wallet (for the SDK's claim and export flows); never sent as is. */
-export async function findEmbeddedWalletKey(q: Queryable, environmentId: string, walletId: string): Promise<EmbeddedWalletKeyRecord | null> {
-  const row = await q.oneOrNone(
-    "SELECT wallet_id, key_family, public_key, private_key_sealed FROM embedded_wallet_keys WHERE environment_id = $1 AND wallet_id = $2",
-    [environmentId, walletId],
-  );
-  return row ? { walletId: row.wallet_id, keyFamily: row.key_family, publicKey: row.public_key, privateKeySealed: row.private_key_sealed } : null;
-}

@@ -1,5 +1,4 @@
 import type { Queryable } from "../db.js";
-import { candidatePatterns, normalizeOrigin } from "../../domain/origins/origin.js";
 
 export interface OriginRecord {
   id: string;
@@ -29,16 +28,8 @@ export async function deleteOrigin(q: Queryable, environmentId: string, id: stri
   return row ? toOrigin(row) : null;
 }
 
-/**
- * The SDK surface's CORS check: true when `origin` (an Origin header value) is configured for the
- * environment, exactly or through a "*." pattern of one of its parent domains.
- */
-export async function isOriginAllowed(q: Queryable, environmentId: string, origin: string): Promise<boolean> {
-  const parsed = normalizeOrigin(origin);
-  if (!parsed.ok || parsed.origin.includes("*")) return false;
-  const row = await q.oneOrNone("SELECT 1 FROM origins WHERE environment_id = $1 AND origin = ANY($2::text[]) LIMIT 1", [
-    environmentId,
-    candidatePatterns(parsed.origin),
-  ]);
+/** True when any of `patterns` (exact origins or "*." patterns) is stored for the environment. */
+export async function anyOriginStored(q: Queryable, environmentId: string, patterns: readonly string[]): Promise<boolean> {
+  const row = await q.oneOrNone("SELECT 1 FROM origins WHERE environment_id = $1 AND origin = ANY($2::text[]) LIMIT 1", [environmentId, patterns]);
   return row !== null;
 }

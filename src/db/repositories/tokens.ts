@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "../db.js";
 // The principal shapes are the authentication interceptor's; this lookup is what fills them.
-import type { TokenPrincipal } from "../../rpc/context.js";
 
 export interface TokenRecord {
   id: string;
@@ -121,6 +120,35 @@ export async function deleteToken(q: Queryable, environmentId: string, tokenId: 
   );
   return row ? (row.token_hash as Buffer) : null;
 }
+
+/** What an environment (API) token grants, as found by its hash (findPrincipalByTokenHash). */
+export interface ApiTokenPrincipal {
+  kind: "api_token";
+  tokenId: string;
+  /** The environment the token is bound to, and the project and organization that own it. */
+  environmentId: string;
+  projectId: string;
+  organizationId: string;
+  environmentName: "live" | "sandbox";
+  /** The member on whose behalf the token acts (its creator), and that member's role. */
+  memberId: string | null;
+  role: string | null;
+  permissions: readonly string[];
+}
+
+/**
+ * A member (account) API token: not bound to an environment. It acts for its account in every organization
+ * the account is a member of, with at most the permissions of the account's role there
+ * (the tenancy interceptor, src/rpc/interceptors/tenancy.ts, resolves that per call).
+ */
+export interface AccountTokenPrincipal {
+  kind: "account_token";
+  tokenId: string;
+  accountId: string;
+  permissions: readonly string[];
+}
+
+export type TokenPrincipal = ApiTokenPrincipal | AccountTokenPrincipal;
 
 /**
  * The one lookup that is not tenant-scoped, because it establishes the tenant: the hash is the credential.

@@ -93,28 +93,7 @@ export async function insertMessages(t: Queryable, messages: NewMessage[]): Prom
   return messages.filter((m) => ids.has(m.id));
 }
 
-/**
- * Pending messages taken into the running budget more than `olderThanMs` ago whose delivery workflow never
- * ran (the start failed or was lost). Messages still waiting for budget are not among them.
- */
-export async function orphanMessages(
-  q: Queryable,
-  olderThanMs: number,
-  limit: number,
-  environmentIds?: string[],
-): Promise<{ id: string; environmentId: string }[]> {
-  const rows = await q.any(
-    `SELECT id, environment_id FROM webhook_messages
-     WHERE status = 'pending' AND workflow_seen_at IS NULL AND workflow_started_at IS NOT NULL
-       AND workflow_started_at < clock_timestamp() - $1 * interval '1 millisecond'
-       ${environmentIds ? "AND environment_id = ANY($3::uuid[])" : ""}
-     ORDER BY workflow_started_at, id LIMIT $2`,
-    [olderThanMs, limit, environmentIds ?? null],
-  );
-  return rows.map((r) => ({ id: r.id, environmentId: r.environment_id }));
-}
-
-/** A delivery workflow ran for the message (it counts as running even if something else started it). */
+/** A delivery workflow took the message (an original delivery's per-message workflow, or its endpoint's actor). */
 export async function markWorkflowSeen(q: Queryable, environmentId: string, messageId: string): Promise<void> {
   await q.none(
     `UPDATE webhook_messages SET workflow_seen_at = COALESCE(workflow_seen_at, clock_timestamp()),
@@ -124,59 +103,92 @@ export async function markWorkflowSeen(q: Queryable, environmentId: string, mess
   );
 }
 
-/** NOTIFY channel of a running message ending (a trigger, migration 021): budget to start waiting ones. */
-export const WEBHOOK_BUDGET_CHANNEL = "sigil_webhook_budget";
+/** An endpoint as its actor sees it: whether it still exists and takes deliveries, and its environment's kind. */
+export async function findEndpointState(
+  q: Queryable,
+  environmentId: string,
+  webhookId: string,
+): Promise<{ enabled: boolean; environmentName: string } | null> {
+  const r = await q.oneOrNone(
+    `SELECT w.enabled_at IS NOT NULL AS enabled, e.name AS environment_name FROM webhooks w JOIN environments e ON e.id = w.environment_id
+     WHERE w.environment_id = $1 AND w.id = $2`,
+    [environmentId, webhookId],
+  );
+  return r ? { enabled: r.enabled, environmentName: r.environment_name } : null;
+}
+
+/** When a message of an actor's queue is due: its retry time, or its creation plus the schedule's first delay. */
+const DUE_AT = "coalesce(next_attempt_at, created_at + $3 * interval '1 millisecond')";
 
 /**
- * Takes waiting messages (pending, no workflow started) into the running budget and returns them, in start
- * order: running = pending with `workflow_started_at`. At most `maxPerEndpoint` running per endpoint and
- * `maxPerEnvironment` per environment; oldest first within an endpoint and an environment, and round-robin
- * across environments (each one's oldest, then each one's second...), so that one tenant's backlog cannot
- * take the whole start budget either. Serialized by a transaction-scoped advisory lock (several dispatchers
- * would otherwise both count the same free budget); rows locked meanwhile (a delete of their endpoint) are
- * skipped. Run it in a transaction; the caller starts the workflows after the commit.
+ * Takes an endpoint's due messages (oldest first, at most `limit`) into its actor's batch: marks them claimed
+ * and seen. Only messages without a per-message workflow (workflow_started_at) belong to the actor.
  */
-export async function takeStartBudget(
-  t: Queryable,
-  o: { maxPerEnvironment: number; maxPerEndpoint: number; limit: number; environmentIds?: string[] },
-): Promise<{ id: string; environmentId: string }[]> {
-  await t.one(`SELECT pg_advisory_xact_lock(hashtext('sigil.webhook-start-budget'))::text AS locked`);
-  const envFilter = o.environmentIds ? "AND environment_id = ANY($4::uuid[])" : "";
-  const rows = await t.any(
-    `WITH running AS (
-       SELECT environment_id, webhook_id, count(*)::int AS n FROM webhook_messages
-       WHERE status = 'pending' AND workflow_started_at IS NOT NULL ${envFilter}
-       GROUP BY environment_id, webhook_id
-     ), environment_running AS (
-       SELECT environment_id, sum(n)::int AS n FROM running GROUP BY environment_id
-     ), waiting AS (
-       SELECT id, environment_id, webhook_id, created_at,
-              row_number() OVER (PARTITION BY environment_id, webhook_id ORDER BY created_at, id) AS endpoint_rank
-       FROM webhook_messages
-       WHERE status = 'pending' AND workflow_started_at IS NULL ${envFilter}
-     ), endpoint_fits AS (
-       SELECT w.id, w.environment_id, w.created_at,
-              row_number() OVER (PARTITION BY w.environment_id ORDER BY w.created_at, w.id) AS environment_rank
-       FROM waiting w LEFT JOIN running r ON r.environment_id = w.environment_id AND r.webhook_id = w.webhook_id
-       WHERE w.endpoint_rank <= $2 - coalesce(r.n, 0)
-     ), chosen AS (
-       SELECT f.id, f.environment_id, f.environment_rank, f.created_at
-       FROM endpoint_fits f LEFT JOIN environment_running e ON e.environment_id = f.environment_id
-       WHERE f.environment_rank <= $1 - coalesce(e.n, 0)
-       ORDER BY f.environment_rank, f.created_at, f.id
-       LIMIT $3
-     ), locked AS (
-       SELECT m.id FROM webhook_messages m JOIN chosen c ON c.id = m.id AND c.environment_id = m.environment_id
-       FOR UPDATE OF m SKIP LOCKED
-     )
-     UPDATE webhook_messages m SET workflow_started_at = clock_timestamp()
-     FROM chosen c
-     WHERE m.id = c.id AND m.environment_id = c.environment_id AND m.id IN (SELECT id FROM locked)
-     RETURNING m.id, m.environment_id, c.environment_rank::int AS environment_rank, c.created_at`,
-    [o.maxPerEnvironment, o.maxPerEndpoint, o.limit, o.environmentIds ?? null],
+export async function claimDueMessages(
+  q: Queryable,
+  o: { environmentId: string; webhookId: string; firstDelayMs: number; limit: number },
+): Promise<{ id: string; attempts: number }[]> {
+  const rows = await q.any(
+    `UPDATE webhook_messages m SET batch_claimed_at = clock_timestamp(), workflow_seen_at = coalesce(m.workflow_seen_at, clock_timestamp())
+     FROM (SELECT id FROM webhook_messages
+           WHERE environment_id = $1 AND webhook_id = $2 AND status = 'pending' AND workflow_started_at IS NULL
+             AND ${DUE_AT} <= clock_timestamp()
+           ORDER BY created_at, id LIMIT $4) due
+     WHERE m.id = due.id
+     RETURNING m.id, m.attempts, m.created_at`,
+    [o.environmentId, o.webhookId, o.firstDelayMs, o.limit],
   );
-  rows.sort((a, b) => a.environment_rank - b.environment_rank || +a.created_at - +b.created_at || (a.id < b.id ? -1 : 1));
-  return rows.map((r) => ({ id: r.id, environmentId: r.environment_id }));
+  rows.sort((a, b) => +a.created_at - +b.created_at || (a.id < b.id ? -1 : 1));
+  return rows.map((r) => ({ id: r.id, attempts: r.attempts }));
+}
+
+/** The batch is over: its messages are no longer in flight (those still pending wait for their retry). */
+export async function releaseClaimedMessages(q: Queryable, environmentId: string, messageIds: string[]): Promise<void> {
+  if (messageIds.length) {
+    await q.none("UPDATE webhook_messages SET batch_claimed_at = NULL WHERE environment_id = $1 AND id = ANY($2::uuid[])", [environmentId, messageIds]);
+  }
+}
+
+/** Ms until the endpoint's next message is due (0: now), or null when its actor has nothing left. */
+export async function nextDueInMs(q: Queryable, environmentId: string, webhookId: string, firstDelayMs: number): Promise<number | null> {
+  const r = await q.one(
+    `SELECT ceil(extract(epoch FROM min(${DUE_AT}) - clock_timestamp()) * 1000)::bigint AS ms FROM webhook_messages
+     WHERE environment_id = $1 AND webhook_id = $2 AND status = 'pending' AND workflow_started_at IS NULL`,
+    [environmentId, webhookId, firstDelayMs],
+  );
+  // Clamped here, not with SQL greatest(): greatest(0, NULL) is 0, and an empty queue would read as "due now".
+  return r.ms === null ? null : Math.max(0, Number(r.ms));
+}
+
+/** Ends the actor's pending messages of an endpoint that was disabled (nothing more is sent to it). */
+export async function cancelEndpointMessages(q: Queryable, environmentId: string, webhookId: string): Promise<void> {
+  await q.none(
+    `UPDATE webhook_messages SET status = 'cancelled', next_attempt_at = NULL, batch_claimed_at = NULL, updated_at = now()
+     WHERE environment_id = $1 AND webhook_id = $2 AND status = 'pending' AND workflow_started_at IS NULL`,
+    [environmentId, webhookId],
+  );
+}
+
+/**
+ * Endpoints with messages older than `olderThanMs` that no actor ever took (a crash between the messages'
+ * commit and the signal to their actor): the dispatcher's sweep signals these actors again.
+ */
+export async function endpointsWithUnseenMessages(
+  q: Queryable,
+  olderThanMs: number,
+  limit: number,
+  environmentIds?: string[],
+): Promise<{ environmentId: string; webhookId: string }[]> {
+  const rows = await q.any(
+    `SELECT DISTINCT environment_id, webhook_id FROM (
+       SELECT environment_id, webhook_id FROM webhook_messages
+       WHERE status = 'pending' AND workflow_seen_at IS NULL AND workflow_started_at IS NULL
+         AND created_at < clock_timestamp() - $1 * interval '1 millisecond'
+         ${environmentIds ? "AND environment_id = ANY($3::uuid[])" : ""}
+       ORDER BY created_at, id LIMIT $2) x`,
+    [olderThanMs, limit, environmentIds ?? null],
+  );
+  return rows.map((r) => ({ environmentId: r.environment_id, webhookId: r.webhook_id }));
 }
 
 /** Everything one attempt needs: the message as stored, its endpoint and its environment. */

@@ -21,7 +21,7 @@ export type RecordChange = (change: Change) => Promise<void>;
 
 /**
  * Runs a management change in one transaction together with its audit rows: either both are stored or
- * neither. `access` is what src/domain/tenancy/access.ts resolved for the call (it names the organization,
+ * neither. `access` is what the tenancy interceptor (src/rpc/interceptors/tenancy.ts) resolved for the call (it names the organization,
  * the environment if any, and the actor).
  */
 export async function audited<T>(

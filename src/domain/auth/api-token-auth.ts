@@ -1,7 +1,7 @@
 import { DomainError } from "../../errors.js";
 import { hashApiToken, looksLikeApiToken } from "../../crypto/api-token.js";
 import { findPrincipalByTokenHash, touchTokenLastUsed } from "../../db/repositories/tokens.js";
-import type { TokenPrincipal } from "../../rpc/context.js";
+import type { TokenPrincipal } from "./principal.js";
 import type { Deps } from "../deps.js";
 
 /** Principals are cached briefly in the store so that authentication does not hit Postgres per request. */

@@ -24,8 +24,6 @@ const AREAS = [
   "audit",
 ] as const;
 
-export type ManagementArea = (typeof AREAS)[number];
-
 export const MANAGEMENT_PERMISSIONS: readonly string[] = AREAS.flatMap((a) => [`${a}.read`, `${a}.write`]);
 
 /**
@@ -40,8 +38,6 @@ export const ROLE_PERMISSIONS: Record<string, readonly string[]> = {
   developer: MANAGEMENT_PERMISSIONS.filter((p) => !PEOPLE.has(p)),
   viewer: MANAGEMENT_PERMISSIONS.filter((p) => p.endsWith(".read")),
 };
-
-export const ROLES = ["owner", "admin", "developer", "viewer"] as const;
 
 export function hasPermission(granted: readonly string[], needed: string): boolean {
   return needed === "" || granted.includes(needed);

@@ -12,9 +12,24 @@ import { catalogue, couponAppliesTo, findCoupon, findPlan, nextSelfServePlan, ty
 export interface Subscription {
   organizationId: string;
   plan: PlanDef;
-  status: "active";
+  status: SubscriptionStatus;
+  /** End of the trial while status is "trialing"; null otherwise. */
+  trialEndsAt: Date | null;
   coupon: (CouponDef & { appliedAt: Date }) | null;
   planChangedAt: Date | null;
+}
+
+export type SubscriptionStatus = "active" | "trialing" | "canceled";
+
+/**
+ * The status the stored row implies at `now`: a cancellation in effect wins, then a trial not yet over;
+ * otherwise active (a trial that ended leaves the plan active: there is no processor to charge or lapse).
+ * No row (the default plan, never changed) is active.
+ */
+export function subscriptionStatus(s: Pick<repo.SubscriptionRecord, "trialEndsAt" | "canceledAt"> | null, now: Date): SubscriptionStatus {
+  if (s?.canceledAt && s.canceledAt <= now) return "canceled";
+  if (s?.trialEndsAt && s.trialEndsAt > now) return "trialing";
+  return "active";
 }
 
 function present(organizationId: string, s: repo.SubscriptionRecord | null): Subscription {
@@ -22,10 +37,12 @@ function present(organizationId: string, s: repo.SubscriptionRecord | null): Sub
   // A plan removed from the catalogue reads as the default rather than failing every read.
   const effective = plan ?? findPlan(catalogue.defaultPlan)!;
   const coupon = s?.couponCode ? findCoupon(s.couponCode) : null;
+  const status = subscriptionStatus(s, new Date());
   return {
     organizationId,
     plan: effective,
-    status: "active",
+    status,
+    trialEndsAt: status === "trialing" ? s!.trialEndsAt : null,
     coupon: coupon && s?.couponAppliedAt ? { ...coupon, appliedAt: s.couponAppliedAt } : null,
     planChangedAt: s?.planChangedAt ?? null,
   };

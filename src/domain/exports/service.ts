@@ -5,7 +5,7 @@ import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
 
-export type { ExportRecord, ExportFilter, ExportFormat, ExportModel } from "../../db/repositories/exports.js";
+export type { ExportRecord, ExportFormat, ExportModel } from "../../db/repositories/exports.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Starting the workflow is retried this many times before the export is marked failed. */

@@ -6,8 +6,6 @@ import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
 import { isDomainAllowed } from "./access-control.js";
 
-export const CONNECTION_STATUSES = ["connected", "disconnected"] as const;
-
 /** The apps users connected to through the environment's global wallet, optionally filtered. */
 export function listConnections(
   deps: Pick<Deps, "db">,

@@ -14,9 +14,6 @@ export const CHALLENGE_TTL_SECONDS = 10 * 60;
 /** The stored challenge outlives its expiry a little, so that a late answer reads "expired", not "unknown". */
 export const CHALLENGE_GRACE_SECONDS = 5 * 60;
 
-export const NAME_SERVICE_CHAINS = ["EVM"] as const;
-export type NameServiceChain = (typeof NAME_SERVICE_CHAINS)[number];
-
 export interface PendingChallenge {
   environmentId: string;
   chainName: string;

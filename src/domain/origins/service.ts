@@ -4,12 +4,22 @@ import * as repo from "../../db/repositories/origins.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
-import { normalizeOrigin } from "./origin.js";
+import { candidatePatterns, normalizeOrigin } from "./origin.js";
 
 /** Origins per environment: enough for every front end and preview domain, small enough for a CORS check. */
 export const MAX_ORIGINS = 100;
 
 const snapshot = (o: repo.OriginRecord) => ({ id: o.id, origin: o.origin });
+
+/**
+ * The SDK surface's CORS check: true when `origin` (an Origin header value) is configured for the
+ * environment, exactly or through a "*." pattern of one of its parent domains.
+ */
+export async function isOriginAllowed(deps: Pick<Deps, "db">, environmentId: string, origin: string): Promise<boolean> {
+  const parsed = normalizeOrigin(origin);
+  if (!parsed.ok || parsed.origin.includes("*")) return false;
+  return repo.anyOriginStored(deps.db, environmentId, candidatePatterns(parsed.origin));
+}
 
 export function listOrigins(deps: Deps, access: EnvironmentAccess, page: { offset: number; limit: number }) {
   return repo.listOrigins(deps.db, access.environmentId, page);

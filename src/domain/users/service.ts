@@ -253,9 +253,12 @@ export async function bulkCreateUsers(deps: Deps, access: EnvironmentAccess, row
 }
 
 export async function getUser(deps: Deps, access: EnvironmentAccess, userId: string): Promise<UserView> {
-  const aggregate = await findUserAggregate(deps.db, access.environmentId, userId);
+  // Two independent reads, side by side: one round trip of latency instead of two.
+  const [aggregate, fields] = await Promise.all([
+    findUserAggregate(deps.db, access.environmentId, userId),
+    customFields.allCustomFields(deps.db, access.environmentId),
+  ]);
   if (!aggregate) throw notFound("user");
-  const fields = await customFields.allCustomFields(deps.db, access.environmentId);
   return { aggregate, missingFields: missingFields(fields, stateOf(aggregate.user)) };
 }
 

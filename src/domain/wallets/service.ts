@@ -1,7 +1,7 @@
 import { notFound, unprocessable } from "../../errors.js";
 import * as users from "../../db/repositories/users.js";
 import * as wallets from "../../db/repositories/wallets.js";
-import type { WalletRecoveryInput } from "../../workflows/wallet-recovery.js";
+import type { WalletRecoveryInput } from "./recovery-input.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";

@@ -80,7 +80,8 @@ function host(url: string): string {
 export async function planDelivery(deps: DeliveryDeps, input: DeliveryInput): Promise<DeliveryPlan> {
   const target = await findDeliveryTarget(deps.db, input.environmentId, input.messageId);
   if (!target) return { found: false };
-  await markWorkflowSeen(deps.db, input.environmentId, input.messageId);
+  // A redelivery leaves the message's ownership alone: an actor's message stays its actor's.
+  if (input.redelivery === 0) await markWorkflowSeen(deps.db, input.environmentId, input.messageId);
   return {
     found: true,
     schedule: deliverySchedule(deps.webhooks, target.environmentName),
@@ -166,36 +167,38 @@ export async function attemptDelivery(
         deps.log?.info("webhook delivery attempt failed", { webhookId: target.webhookId, messageId: target.messageId, error, detail: deliveryErrorDetail(err) });
       }
     }
+    const durationMs = Math.round(performance.now() - t0);
+    const ok = status !== null && status >= 200 && status <= 299;
+
+    return await deps.db.tx(async (t): Promise<AttemptOutcome> => {
+      // The webhook row first, as every writer does (see lockWebhookForOutcome).
+      if (!(await lockWebhookForOutcome(t, target.environmentId, target.webhookId))) return { outcome: "stopped", reason: "missing" };
+      await finishAttempt(t, target.environmentId, deliveryId, { responseStatus: status, responseBodyExcerpt: excerpt, error, durationMs });
+      if (ok) {
+        await markMessageDelivered(t, target.environmentId, target.messageId, target.webhookId);
+        return { outcome: "delivered", status: status! };
+      }
+      if (status === 410) {
+        await markAttemptFailed(t, target.environmentId, target.messageId, target.webhookId, null);
+        await disableEndpoint(t, target, "gone");
+        return { outcome: "stopped", reason: "gone" };
+      }
+      const delayMs = input.nextDelayMs === null ? null : (retryAfter ?? input.nextDelayMs);
+      const failingSince = await markAttemptFailed(t, target.environmentId, target.messageId, target.webhookId, delayMs);
+      const failingFor = Date.now() - new Date(failingSince).getTime();
+      if (failingFor >= disableAfterFailingMs(deps.webhooks, target.environmentName)) {
+        await endMessage(t, target.environmentId, target.messageId, "failed");
+        await disableEndpoint(t, target, "failing");
+        return { outcome: "stopped", reason: "failing" };
+      }
+      if (delayMs === null) return { outcome: "failed", status };
+      return { outcome: "retry", delayMs, status, retryAfter: retryAfter !== null };
+    });
   } finally {
+    // Held until the outcome is stored, so that the attempts recorded as in flight never outnumber the
+    // slots (a freed slot may be taken at once, before this attempt's row says it ended).
     await release();
   }
-  const durationMs = Math.round(performance.now() - t0);
-  const ok = status !== null && status >= 200 && status <= 299;
-
-  return deps.db.tx(async (t): Promise<AttemptOutcome> => {
-    // The webhook row first, as every writer does (see lockWebhookForOutcome).
-    if (!(await lockWebhookForOutcome(t, target.environmentId, target.webhookId))) return { outcome: "stopped", reason: "missing" };
-    await finishAttempt(t, target.environmentId, deliveryId, { responseStatus: status, responseBodyExcerpt: excerpt, error, durationMs });
-    if (ok) {
-      await markMessageDelivered(t, target.environmentId, target.messageId, target.webhookId);
-      return { outcome: "delivered", status: status! };
-    }
-    if (status === 410) {
-      await markAttemptFailed(t, target.environmentId, target.messageId, target.webhookId, null);
-      await disableEndpoint(t, target, "gone");
-      return { outcome: "stopped", reason: "gone" };
-    }
-    const delayMs = input.nextDelayMs === null ? null : (retryAfter ?? input.nextDelayMs);
-    const failingSince = await markAttemptFailed(t, target.environmentId, target.messageId, target.webhookId, delayMs);
-    const failingFor = Date.now() - new Date(failingSince).getTime();
-    if (failingFor >= disableAfterFailingMs(deps.webhooks, target.environmentName)) {
-      await endMessage(t, target.environmentId, target.messageId, "failed");
-      await disableEndpoint(t, target, "failing");
-      return { outcome: "stopped", reason: "failing" };
-    }
-    if (delayMs === null) return { outcome: "failed", status };
-    return { outcome: "retry", delayMs, status, retryAfter: retryAfter !== null };
-  });
 }
 
 /**

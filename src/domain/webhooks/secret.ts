@@ -23,8 +23,3 @@ export function sealWebhookSecret(sealer: Sealer, webhookId: string, secret: str
 export function openWebhookSecret(sealer: Sealer, webhookId: string, sealed: string): string {
   return sealer.open(sealed, webhookSecretAad(webhookId));
 }
-
-/** The HMAC key of a `whsec_...` secret. */
-export function webhookSigningKey(secret: string): Buffer {
-  return Buffer.from(secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret, "base64");
-}

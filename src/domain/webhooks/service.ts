@@ -77,7 +77,7 @@ export async function createWebhook(deps: Deps, access: EnvironmentAccess, input
   });
   if (pingMessageId) {
     // The endpoint exists whatever happens here; a ping that could not be started can be redelivered.
-    await startDelivery(deps, { environmentId: access.environmentId, messageId: pingMessageId }).catch((err) =>
+    await deps.flows.wakeWebhookEndpoints([{ environmentId: access.environmentId, webhookId: id }]).catch((err) =>
       deps.log.warn("could not start the ping delivery of a new webhook", { err: String(err), webhookId: id, messageId: pingMessageId }),
     );
   }

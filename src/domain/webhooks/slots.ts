@@ -50,3 +50,25 @@ async function takeSlot(store: EphemeralStore, prefix: string, n: number, ttlSec
   }
   return null;
 }
+
+/**
+ * Batch sizes of the endpoint actors (src/workflows/webhook-endpoint.ts): one batch holds at most
+ * `maxRunningPerEndpoint` messages, and an environment has at most as many batches in flight as fit in
+ * `maxRunningPerEnvironment` messages (at least one). These were caps on running per-message workflows
+ * (issue 10); they now bound what one tenant's actors hold at once, so that a tenant with many endpoints
+ * cannot take every activity slot of the webhook workers.
+ */
+export function batchLimits(settings: Pick<WebhookSettings, "maxRunningPerEndpoint" | "maxRunningPerEnvironment">) {
+  const size = Math.max(1, Math.min(settings.maxRunningPerEndpoint, settings.maxRunningPerEnvironment));
+  return { size, perEnvironment: Math.max(1, Math.floor(settings.maxRunningPerEnvironment / size)) };
+}
+
+/** One of the environment's in-flight batch slots for `ttlSeconds` (longer than any batch); null when all are taken. */
+export async function acquireBatchSlot(
+  store: EphemeralStore,
+  settings: Pick<WebhookSettings, "maxRunningPerEndpoint" | "maxRunningPerEnvironment">,
+  environmentId: string,
+  ttlSeconds: number,
+): Promise<ReleaseSlots | null> {
+  return takeSlot(store, `webhook-env-batch:${environmentId}`, batchLimits(settings).perEnvironment, ttlSeconds);
+}

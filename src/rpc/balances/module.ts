@@ -2,13 +2,13 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { BalancesService, file_sigil_balances_v0_balances_service } from "../../gen/sigil/balances/v0/balances_service_pb.js";
 import * as balances from "../../domain/balances/service.js";
 import type { Deps } from "../../domain/deps.js";
-import { environmentAccess } from "../../domain/tenancy/access.js";
 import type { ApiModule } from "../module.js";
+import { environmentOf } from "../tenant-context.js";
 
 function register(router: ConnectRouter, deps: Deps) {
   router.service(BalancesService, {
     async getUserAccountBalances(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const result = await balances.userAccountBalances(
         deps,
         access,

@@ -15,11 +15,11 @@ import type { Deps } from "../../domain/deps.js";
 import * as rates from "../../domain/exchange-rates/service.js";
 import * as origins from "../../domain/origins/service.js";
 import * as sdkViews from "../../domain/sdk-views/service.js";
-import { environmentAccess, resourceEnvironmentAccess } from "../../domain/tenancy/access.js";
 import * as testAccount from "../../domain/test-account/service.js";
 import { tokenCaller } from "../context.js";
 import { orNull, str, ts } from "../mappers.js";
 import { pageOf } from "../paging.js";
+import { environmentOf } from "../tenant-context.js";
 
 const toOrigin = (o: OriginRecord) => ({ id: o.id, origin: o.origin, projectEnvironmentId: o.environmentId, createdAt: ts(o.createdAt) });
 const toDeeplinkUrl = (d: DeeplinkUrlRecord) => ({ id: d.id, url: d.url, projectEnvironmentId: d.environmentId, createdAt: ts(d.createdAt) });
@@ -59,16 +59,16 @@ export function registerEnvironmentSettings(router: ConnectRouter, deps: Deps) {
 
   router.service(OriginsService, {
     async listOrigins(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { items, count } = await origins.listOrigins(deps, access, pageOf(req));
       return { origins: items.map(toOrigin), count };
     },
     async createOrigin(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       return { origin: toOrigin(await origins.addOrigin(deps, access, req.origin)) };
     },
     async deleteOrigin(req, ctx) {
-      const access = await resourceEnvironmentAccess(deps, ctx, "origins", req.originId);
+      const access = environmentOf(ctx);
       await origins.deleteOrigin(deps, access, req.originId);
       return {};
     },
@@ -76,16 +76,16 @@ export function registerEnvironmentSettings(router: ConnectRouter, deps: Deps) {
 
   router.service(DeeplinkUrlsService, {
     async listDeeplinkUrls(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { items, count } = await deeplinks.listDeeplinkUrls(deps, access, pageOf(req));
       return { deeplinkUrls: items.map(toDeeplinkUrl), count };
     },
     async createDeeplinkUrl(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       return { deeplinkUrl: toDeeplinkUrl(await deeplinks.addDeeplinkUrl(deps, access, req.url)) };
     },
     async deleteDeeplinkUrl(req, ctx) {
-      const access = await resourceEnvironmentAccess(deps, ctx, "deeplink_urls", req.deeplinkUrlId);
+      const access = environmentOf(ctx);
       await deeplinks.deleteDeeplinkUrl(deps, access, req.deeplinkUrlId);
       return {};
     },
@@ -93,17 +93,17 @@ export function registerEnvironmentSettings(router: ConnectRouter, deps: Deps) {
 
   router.service(SdkViewsService, {
     async listSdkViews(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { offset, limit } = pageOf(req);
       const all = await sdkViews.listSdkViews(deps, access);
       return { sdkViews: all.slice(offset, offset + limit).map(toSdkView), count: all.length };
     },
     async getSdkView(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       return { sdkView: toSdkView(await sdkViews.getSdkView(deps, access, req.sdkViewType)) };
     },
     async updateSdkView(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const sections = req.sections.map((s) => ({
         type: s.type,
         ...(s.label ? { label: s.label } : {}),
@@ -117,16 +117,16 @@ export function registerEnvironmentSettings(router: ConnectRouter, deps: Deps) {
 
   router.service(CustomHostnamesService, {
     async listCustomHostnames(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { items, count } = await hostnames.listCustomHostnames(deps, access, pageOf(req));
       return { customHostnames: items.map(toHostname), count };
     },
     async createCustomHostname(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       return { customHostname: toHostname(await hostnames.createCustomHostname(deps, access, req.hostname, (req.usage || undefined) as CustomHostnameRecord["usage"] | undefined)) };
     },
     async deleteCustomHostname(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       await hostnames.deleteCustomHostname(deps, access, req.customHostnameId);
       return {};
     },
@@ -134,12 +134,12 @@ export function registerEnvironmentSettings(router: ConnectRouter, deps: Deps) {
 
   router.service(TestAccountsService, {
     async getTestAccount(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { account, otpCode } = await testAccount.getTestAccount(deps, access);
       return { testAccount: toTestAccount(account, otpCode) };
     },
     async createTestAccount(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { account, otpCode } = await testAccount.createTestAccount(deps, access, {
         email: orNull(req.email),
         phoneNumber: orNull(req.phoneNumber),
@@ -147,7 +147,7 @@ export function registerEnvironmentSettings(router: ConnectRouter, deps: Deps) {
       return { testAccount: toTestAccount(account, otpCode) };
     },
     async deleteTestAccount(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       await testAccount.deleteTestAccount(deps, access);
       return {};
     },

@@ -6,9 +6,9 @@ import * as billing from "../../domain/billing/service.js";
 import { catalogue, clientPlanType } from "../../domain/billing/catalogue.js";
 import type { Deps } from "../../domain/deps.js";
 import * as sso from "../../domain/sso/service.js";
-import { organizationAccess } from "../../domain/tenancy/access.js";
 import { badRequest } from "../../errors.js";
 import { orNull, str, ts } from "../mappers.js";
+import { organizationOf } from "../tenant-context.js";
 
 const toSubscription = (s: billing.Subscription) => ({
   organizationId: s.organizationId,
@@ -26,7 +26,7 @@ const toSubscription = (s: billing.Subscription) => ({
   planChangedAt: ts(s.planChangedAt),
   planType: clientPlanType(s.plan),
   hasPaymentMethod: false,
-  inTrial: false,
+  inTrial: s.status === "trialing",
   scope: ["environment"],
   version: catalogue.version,
 });
@@ -111,36 +111,36 @@ export function registerOrganizationExtras(router: ConnectRouter, deps: Deps) {
 
   router.service(BillingService, {
     async getSubscription(req, ctx) {
-      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const access = organizationOf(ctx);
       return { subscription: toSubscription(await billing.getSubscription(deps, access)) };
     },
     async applyCoupon(req, ctx) {
-      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const access = organizationOf(ctx);
       return { subscription: toSubscription(await billing.applyCoupon(deps, access, couponCode(req))) };
     },
     async upgradeSubscription(req, ctx) {
-      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const access = organizationOf(ctx);
       return { subscription: toSubscription(await billing.upgradeSubscription(deps, access, req.planType)) };
     },
   });
 
   router.service(SsoProvidersService, {
     async getSsoProvider(req, ctx) {
-      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const access = organizationOf(ctx);
       return { ssoProvider: toSso(await sso.getSsoProvider(deps, access)) };
     },
     async createSsoProvider(req, ctx) {
-      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const access = organizationOf(ctx);
       return { ssoProvider: toSso(await sso.createSsoProvider(deps, access, ssoInput(req))) };
     },
     async updateSsoProvider(req, ctx) {
-      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const access = organizationOf(ctx);
       const current = await sso.getSsoProvider(deps, access);
       const input = ssoInput(req, current.id === req.ssoProviderId ? current : undefined);
       return { ssoProvider: toSso(await sso.updateSsoProvider(deps, access, req.ssoProviderId, input)) };
     },
     async deleteSsoProvider(req, ctx) {
-      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const access = organizationOf(ctx);
       await sso.deleteSsoProvider(deps, access, req.ssoProviderId);
       return {};
     },

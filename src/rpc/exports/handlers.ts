@@ -7,10 +7,10 @@ import { ExportFilterSchema, ExportSchema, type Export } from "../../gen/sigil/e
 import { badRequest, DomainError, toConnectError, unprocessable } from "../../errors.js";
 import type { Deps } from "../../domain/deps.js";
 import * as exportsDomain from "../../domain/exports/service.js";
-import { environmentAccess } from "../../domain/tenancy/access.js";
 import { pageOf } from "../paging.js";
 import { ts } from "../mappers.js";
 import { validateMessage } from "../validation.js";
+import { environmentOf } from "../tenant-context.js";
 
 /** Largest file DownloadExport returns in one message (gRPC clients accept 4 MiB by default). */
 export const UNARY_DOWNLOAD_MAX_BYTES = 4 * 1024 * 1024 - 64 * 1024;
@@ -46,7 +46,7 @@ export function toExport(e: exportsDomain.ExportRecord): Export {
 export function registerExports(router: ConnectRouter, deps: Deps) {
   router.service(ExportsService, {
     async createExport(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const f = req.filter;
       const created = await exportsDomain.createExport(deps, access, {
         model: req.model as exportsDomain.ExportModel,
@@ -61,16 +61,16 @@ export function registerExports(router: ConnectRouter, deps: Deps) {
       return { export: toExport(created) };
     },
     async listExports(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { items, count } = await exportsDomain.listExports(deps, access, pageOf(req), req.model || null);
       return { exports: items.map(toExport), count };
     },
     async getExport(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       return { export: toExport(await exportsDomain.getExport(deps, access, req.exportId)) };
     },
     async downloadExport(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const e = await exportsDomain.downloadableExport(deps, access, req.exportId);
       if (e.byteSize > UNARY_DOWNLOAD_MAX_BYTES)
         throw unprocessable("export_too_large", "the file is too large for one message: use StreamExport or the REST download", {
@@ -104,7 +104,7 @@ async function* streamChunks(deps: Deps, req: StreamExportRequest, ctx: HandlerC
   const violations = validateMessage(StreamExportRequestSchema, req as unknown as Record<string, unknown>);
   if (violations.length)
     throw badRequest("validation_error", `invalid request: ${violations.map((v) => `${v.field} ${v.message}`).join("; ")}`, { errors: violations });
-  const access = await environmentAccess(deps, ctx, req.environmentId);
+  const access = environmentOf(ctx);
   const e = await exportsDomain.downloadableExport(deps, access, req.exportId);
   let first = true;
   for await (const chunk of exportsDomain.exportChunks(deps, access, e.id)) {

@@ -18,7 +18,7 @@ export function authnInterceptor(deps: Pick<Deps, "db" | "store">): Interceptor 
     const principal = await authenticateApiToken(deps, req.header.get("authorization"));
     const needed = methodRules(req.method).permission;
     // Environment tokens are capped by their creator's current role; account tokens by the token here and
-    // by the member's role in the organization a call names (src/domain/tenancy/access.ts).
+    // by the member's role in the organization a call names (src/rpc/interceptors/tenancy.ts).
     const granted =
       principal.kind === "api_token" && principal.role ? effectivePermissions(principal.permissions, principal.role) : principal.permissions;
     if (!hasPermission(granted, needed))

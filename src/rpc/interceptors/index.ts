@@ -4,11 +4,13 @@ import { authnInterceptor } from "./authn.js";
 import { errorInterceptor } from "./errors.js";
 import { rateLimitInterceptor } from "./rate-limit.js";
 import { requestLogInterceptor } from "./request-log.js";
+import { tenancyInterceptor } from "./tenancy.js";
 import { validationInterceptor } from "./validation.js";
 
 /**
  * The chain every call runs through, RPC and REST alike, outermost first: request id and log line, error
- * mapping, authentication and permission, rate limit, then input validation.
+ * mapping, authentication and permission, rate limit, input validation, then the tenant the RPC declares
+ * (after validation, so a malformed id is a 400 rather than a lookup).
  */
 export function createInterceptors(deps: Deps): Interceptor[] {
   return [
@@ -17,5 +19,6 @@ export function createInterceptors(deps: Deps): Interceptor[] {
     authnInterceptor(deps),
     rateLimitInterceptor(deps.store, deps.config.rateLimitPerMinute),
     validationInterceptor(),
+    tenancyInterceptor(deps),
   ];
 }

@@ -3,10 +3,9 @@ import { InvitesService } from "../../gen/sigil/organizations/v0/invites_service
 import type { InviteRecord } from "../../db/repositories/invites.js";
 import type { Deps } from "../../domain/deps.js";
 import * as invites from "../../domain/invites/service.js";
-import { accountAccess, organizationAccess, resourceOrganizationAccess } from "../../domain/tenancy/access.js";
 import { str, ts } from "../mappers.js";
 import { pageOf } from "../paging.js";
-import { accountResourceAccess } from "../tenancy/caller.js";
+import { organizationOf, accountOf } from "../tenant-context.js";
 
 function toInvite(i: InviteRecord) {
   return {
@@ -28,12 +27,12 @@ function toInvite(i: InviteRecord) {
 export function registerInvites(router: ConnectRouter, deps: Deps) {
   router.service(InvitesService, {
     async listOrganizationInvites(req, ctx) {
-      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const access = organizationOf(ctx);
       const r = await invites.listInvites(deps, access.organizationId, pageOf(req));
       return { count: r.count, invites: r.invites.map(toInvite) };
     },
     async createInvite(req, ctx) {
-      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const access = organizationOf(ctx);
       const created = await invites.createInvite(deps, access, {
         email: req.email || undefined,
         alias: req.alias || undefined,
@@ -45,16 +44,16 @@ export function registerInvites(router: ConnectRouter, deps: Deps) {
     },
     // The invitee's side: account-level, the invitee is not a member yet.
     async listInvites(req, ctx) {
-      const r = await invites.listAccountInvites(deps, accountAccess(ctx).accountId, pageOf(req));
+      const r = await invites.listAccountInvites(deps, accountOf(ctx).accountId, pageOf(req));
       return { count: r.count, invites: r.invites.map(toInvite) };
     },
     async updateInvite(req, ctx) {
-      const account = accountResourceAccess(ctx, "invite");
+      const account = accountOf(ctx);
       return { invite: toInvite(await invites.answerInvite(deps, account, req.inviteId, req.status as "accepted" | "rejected")) };
     },
     // The organization's side.
     async deleteInvite(req, ctx) {
-      await invites.revokeInvite(deps, await resourceOrganizationAccess(deps, ctx, "invites", req.inviteId), req.inviteId);
+      await invites.revokeInvite(deps, organizationOf(ctx), req.inviteId);
       return {};
     },
   });

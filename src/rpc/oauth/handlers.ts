@@ -2,12 +2,13 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { OauthService } from "../../gen/sigil/sdk/v0/oauth_service_pb.js";
 import type { Deps } from "../../domain/deps.js";
 import { startOauthAuthorization } from "../../domain/oauth/authorize.js";
+import { publicEnvironmentOf } from "../tenant-context.js";
 
 export function registerOauth(router: ConnectRouter, deps: Deps) {
   router.service(OauthService, {
     async oauthAuthorizeHtml(req, ctx) {
       const { html, headers } = await startOauthAuthorization(deps, {
-        environmentId: req.environmentId,
+        environmentId: publicEnvironmentOf(ctx).environmentId,
         providerType: req.providerType,
         redirectUri: req.redirectUri || undefined,
       });

@@ -5,9 +5,9 @@ import type { ProviderRecord } from "../../db/repositories/providers.js";
 import type { Deps } from "../../domain/deps.js";
 import * as providers from "../../domain/providers/service.js";
 import { PROVIDER_PRESETS } from "../../domain/providers/presets.js";
-import { environmentAccess, resourceEnvironmentAccess } from "../../domain/tenancy/access.js";
 import { fieldRules } from "../method-options.js";
 import { orNull, str, ts } from "../mappers.js";
+import { environmentOf } from "../tenant-context.js";
 
 /** Settings kept in the jsonb column: the kind-specific fields, camelCase as in the API. */
 const SETTINGS_FIELDS = [
@@ -60,12 +60,12 @@ export function registerProviders(router: ConnectRouter, deps: Deps) {
   const view = (p: ProviderRecord) => ({ provider: toProvider(p, publicUrl) });
   router.service(ProvidersService, {
     async listProviders(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const list = await providers.listProviders(deps, access);
       return { providers: list.map((p) => toProvider(p, publicUrl)) };
     },
     async createProvider(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const settings: Record<string, unknown> = {};
       for (const f of SETTINGS_FIELDS) {
         const v = (req as unknown as Record<string, unknown>)[f];
@@ -98,19 +98,19 @@ export function registerProviders(router: ConnectRouter, deps: Deps) {
       return view(created);
     },
     async getProvider(req, ctx) {
-      const access = await resourceEnvironmentAccess(deps, ctx, "providers", req.providerId);
+      const access = environmentOf(ctx);
       return view(await providers.getProvider(deps, access, req.providerId));
     },
     async disableProvider(req, ctx) {
-      const access = await resourceEnvironmentAccess(deps, ctx, "providers", req.providerId);
+      const access = environmentOf(ctx);
       return view(await providers.setProviderEnabled(deps, access, req.providerId, false));
     },
     async enableProvider(req, ctx) {
-      const access = await resourceEnvironmentAccess(deps, ctx, "providers", req.providerId);
+      const access = environmentOf(ctx);
       return view(await providers.setProviderEnabled(deps, access, req.providerId, true));
     },
     async updateProvider(req, ctx) {
-      const access = await resourceEnvironmentAccess(deps, ctx, "providers", req.providerId);
+      const access = environmentOf(ctx);
       const settings: Record<string, unknown> = {};
       for (const f of UPDATABLE_SETTINGS) {
         const v = req[f];
@@ -135,12 +135,12 @@ export function registerProviders(router: ConnectRouter, deps: Deps) {
       return view(updated);
     },
     async deleteProvider(req, ctx) {
-      const access = await resourceEnvironmentAccess(deps, ctx, "providers", req.providerId);
+      const access = environmentOf(ctx);
       await providers.deleteProvider(deps, access, req.providerId);
       return {};
     },
     async getProviderUrls(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const list = await providers.listProviders(deps, access);
       const sdkBaseUrl = `${publicUrl}/api/v0/sdk/${access.environmentId}`;
       return {
@@ -163,7 +163,7 @@ export function registerProviders(router: ConnectRouter, deps: Deps) {
       };
     },
     async listProviderPresets(req, ctx) {
-      await environmentAccess(deps, ctx, req.environmentId);
+      environmentOf(ctx);
       return { presets: PROVIDER_PRESETS.map((p) => ({ ...p })) };
     },
   });

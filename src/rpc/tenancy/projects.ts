@@ -7,29 +7,29 @@ import type { Deps } from "../../domain/deps.js";
 import * as environments from "../../domain/environments/service.js";
 import type { SettingsDocument } from "../../domain/environments/settings.js";
 import * as projects from "../../domain/projects/service.js";
-import { environmentAccess, organizationAccess, projectAccess } from "../../domain/tenancy/access.js";
 import { orNull, ts } from "../mappers.js";
 import { pageOf } from "../paging.js";
 import { toEnvironment, toEnvironmentSettings, toProject } from "./mappers.js";
+import { environmentOf, organizationOf, projectOf } from "../tenant-context.js";
 
 const asJson = (v: unknown) => v as Record<string, unknown>;
 
 export function registerProjects(router: ConnectRouter, deps: Deps) {
   router.service(ProjectsService, {
     async listProjects(req, ctx) {
-      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const access = organizationOf(ctx);
       const r = await projects.listProjects(deps, access.organizationId, pageOf(req));
       return { projects: r.projects.map(toProject), count: r.count };
     },
     async createProject(req, ctx) {
-      const access = await organizationAccess(deps, ctx, req.organizationId);
+      const access = organizationOf(ctx);
       return { project: toProject(await projects.createProject(deps, access, { name: req.name, description: orNull(req.description) })) };
     },
     async getProject(req, ctx) {
-      return { project: toProject(await projects.getProject(deps, await projectAccess(deps, ctx, req.projectId))) };
+      return { project: toProject(await projects.getProject(deps, projectOf(ctx))) };
     },
     async updateProject(req, ctx) {
-      const access = await projectAccess(deps, ctx, req.projectId);
+      const access = projectOf(ctx);
       const updated = await projects.updateProject(deps, access, {
         name: req.name,
         description: req.description === undefined ? undefined : orNull(req.description),
@@ -37,14 +37,14 @@ export function registerProjects(router: ConnectRouter, deps: Deps) {
       return { project: toProject(updated) };
     },
     async deleteProject(req, ctx) {
-      await projects.deleteProject(deps, await projectAccess(deps, ctx, req.projectId));
+      await projects.deleteProject(deps, projectOf(ctx));
       return {};
     },
   });
 
   router.service(EnvironmentsService, {
     async listProjectEnvironments(req, ctx) {
-      const access = await projectAccess(deps, ctx, req.projectId);
+      const access = projectOf(ctx);
       const r = await environments.listProjectEnvironments(deps, access.organizationId, access.projectId, pageOf(req));
       // The client's EnvironmentsResponse names the two environments.
       const byName = (name: string) => r.environments.find((e) => e.name === name);
@@ -53,10 +53,10 @@ export function registerProjects(router: ConnectRouter, deps: Deps) {
       return { environments: { live: live && toEnvironment(live), sandbox: sandbox && toEnvironment(sandbox) }, count: r.count };
     },
     async getEnvironment(req, ctx) {
-      return { environment: toEnvironment(await environments.getEnvironment(deps, await environmentAccess(deps, ctx, req.environmentId))) };
+      return { environment: toEnvironment(await environments.getEnvironment(deps, environmentOf(ctx))) };
     },
     async updateEnvironmentSettings(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       // Sections in their JSON form (the stored document's); a section given replaces the stored one.
       const update: SettingsDocument = {};
       if (req.general) update.general = asJson(toJson(GeneralSettingsSchema, req.general));
@@ -70,7 +70,7 @@ export function registerProjects(router: ConnectRouter, deps: Deps) {
       return { environment: toEnvironment(environment), settings: toEnvironmentSettings(environment.settings) };
     },
     async getEnvironmentKeys(req, ctx) {
-      const k = await environments.getEnvironmentKey(deps, await environmentAccess(deps, ctx, req.environmentId));
+      const k = await environments.getEnvironmentKey(deps, environmentOf(ctx));
       return { key: { kid: k.kid, alg: k.alg, publicKey: k.publicKey, jwk: k.jwk, createdAt: ts(k.createdAt) } };
     },
   });

@@ -4,11 +4,11 @@ import { TokensService } from "../../gen/sigil/tokens/v0/tokens_service_pb.js";
 import { UserTokensService } from "../../gen/sigil/tokens/v0/user_tokens_service_pb.js";
 import type { TokenRecord } from "../../db/repositories/tokens.js";
 import type { Deps } from "../../domain/deps.js";
-import { accountAccess, environmentAccess } from "../../domain/tenancy/access.js";
 import * as tokens from "../../domain/tokens/service.js";
 import { str, ts } from "../mappers.js";
 import { pageOf } from "../paging.js";
-import { accountResourceAccess, callerPermissions } from "../tenancy/caller.js";
+import { callerPermissions } from "../tenancy/caller.js";
+import { environmentOf, accountOf } from "../tenant-context.js";
 
 function toToken(t: TokenRecord, rawToken = "") {
   return {
@@ -36,7 +36,7 @@ function requestedPermissions(list: ListValue | undefined): string[] | undefined
 export function registerTokens(router: ConnectRouter, deps: Deps) {
   router.service(TokensService, {
     async createToken(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { record, rawToken } = await tokens.createToken(deps, access, callerPermissions(ctx, access.role), {
         note: req.note,
         permissions: requestedPermissions(req.permissions),
@@ -44,27 +44,27 @@ export function registerTokens(router: ConnectRouter, deps: Deps) {
       return { token: toToken(record, rawToken) };
     },
     async listTokens(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const r = await tokens.listTokens(deps, access.environmentId, pageOf(req));
       return { tokens: r.tokens.map((t) => toToken(t)), count: r.count };
     },
     async deleteToken(req, ctx) {
-      await tokens.deleteToken(deps, await environmentAccess(deps, ctx, req.environmentId), req.tokenId);
+      await tokens.deleteToken(deps, environmentOf(ctx), req.tokenId);
       return {};
     },
   });
 
   router.service(UserTokensService, {
     async listUserTokens(req, ctx) {
-      const r = await tokens.listAccountTokens(deps, accountAccess(ctx).accountId, pageOf(req));
+      const r = await tokens.listAccountTokens(deps, accountOf(ctx).accountId, pageOf(req));
       return { tokens: r.tokens.map((t) => toToken(t)), count: r.count };
     },
     async createUserToken(req, ctx) {
-      const { record, rawToken } = await tokens.createAccountToken(deps, accountAccess(ctx), { note: req.note, permissions: requestedPermissions(req.permissions) });
+      const { record, rawToken } = await tokens.createAccountToken(deps, accountOf(ctx), { note: req.note, permissions: requestedPermissions(req.permissions) });
       return { token: toToken(record, rawToken) };
     },
     async deleteUserToken(req, ctx) {
-      await tokens.deleteAccountToken(deps, accountResourceAccess(ctx, "token"), req.tokenId);
+      await tokens.deleteAccountToken(deps, accountOf(ctx), req.tokenId);
       return {};
     },
   });

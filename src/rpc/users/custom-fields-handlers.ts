@@ -3,10 +3,10 @@ import { CustomFieldsService, type CustomFieldValidationRulesInput } from "../..
 import type { CustomFieldDefinition } from "../../db/repositories/custom-fields.js";
 import * as fields from "../../domain/custom-fields/service.js";
 import type { Deps } from "../../domain/deps.js";
-import { environmentAccess, resourceEnvironmentAccess } from "../../domain/tenancy/access.js";
 import { orNull } from "../mappers.js";
 import { pageOf } from "../paging.js";
 import { toCustomField } from "./mappers.js";
+import { environmentOf } from "../tenant-context.js";
 
 /** The rules object -> stored columns; `unique` may be given on the field or in its rules (either sets it). */
 function rulesOf(r: CustomFieldValidationRulesInput) {
@@ -20,12 +20,12 @@ function rulesOf(r: CustomFieldValidationRulesInput) {
 export function registerCustomFields(router: ConnectRouter, deps: Deps) {
   router.service(CustomFieldsService, {
     async listCustomFields(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const page = await fields.listCustomFields(deps, access, pageOf(req));
       return { customFields: page.fields.map(toCustomField), count: page.count };
     },
     async createCustomField(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const rules = req.validationRules;
       const created = await fields.createCustomField(deps, access, {
         name: req.name,
@@ -42,11 +42,11 @@ export function registerCustomFields(router: ConnectRouter, deps: Deps) {
       return { customField: toCustomField(created) };
     },
     async getCustomField(req, ctx) {
-      const access = await resourceEnvironmentAccess(deps, ctx, "custom_fields", req.customFieldId);
+      const access = environmentOf(ctx);
       return { customField: toCustomField(await fields.getCustomField(deps, access, req.customFieldId)) };
     },
     async updateCustomField(req, ctx) {
-      const access = await resourceEnvironmentAccess(deps, ctx, "custom_fields", req.customFieldId);
+      const access = environmentOf(ctx);
       const rules = req.validationRules;
       const patch: Partial<CustomFieldDefinition> = {
         name: req.name,
@@ -64,7 +64,7 @@ export function registerCustomFields(router: ConnectRouter, deps: Deps) {
       return { customField: toCustomField(updated) };
     },
     async deleteCustomField(req, ctx) {
-      const access = await resourceEnvironmentAccess(deps, ctx, "custom_fields", req.customFieldId);
+      const access = environmentOf(ctx);
       await fields.deleteCustomField(deps, access, req.customFieldId);
       return {};
     },

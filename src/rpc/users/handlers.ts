@@ -10,21 +10,13 @@ import {
 import type { UserFilterColumn, UserListQuery } from "../../db/repositories/user-aggregate.js";
 import { badRequest } from "../../errors.js";
 import type { Deps } from "../../domain/deps.js";
-import { environmentAccess, resourceEnvironmentAccess, type CallContext } from "../../domain/tenancy/access.js";
 import { resetUserMfa } from "../../domain/users/mfa.js";
 import * as users from "../../domain/users/service.js";
 import { orNull, ts } from "../mappers.js";
 import { pageOf } from "../paging.js";
 import { validateMessage } from "../validation.js";
 import { toUserView } from "./mappers.js";
-
-/**
- * The environment of a user path: the named one, or on the deprecated short paths (no environment id) the
- * environment the user lives in (an environment token's own; for member tokens the user's, if theirs).
- */
-export function userAccess(deps: Deps, ctx: CallContext, environmentId: string, userId: string) {
-  return environmentId ? environmentAccess(deps, ctx, environmentId) : resourceEnvironmentAccess(deps, ctx, "users", userId);
-}
+import { environmentOf } from "../tenant-context.js";
 
 type OauthFields = Omit<CreateUserOauthAccount, "$typeName" | "$unknown">;
 type UserFields = Omit<CreateUserRequest, "$typeName" | "$unknown" | "environmentId" | "oauthAccounts"> & { oauthAccounts: OauthFields[] };
@@ -95,20 +87,20 @@ const patchText = (v: string | undefined) => (v === undefined ? undefined : orNu
 export function registerUsers(router: ConnectRouter, deps: Deps) {
   router.service(UsersService, {
     async createUser(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       return { user: toUserView(await users.createUser(deps, access, createInput(req))) };
     },
     async getUser(req, ctx) {
-      const access = await userAccess(deps, ctx, req.environmentId, req.userId);
+      const access = environmentOf(ctx);
       return { user: toUserView(await users.getUser(deps, access, req.userId)) };
     },
     async listUsers(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const page = await users.listUsers(deps, access, listQuery(req));
       return { users: page.users.map(toUserView), count: page.count };
     },
     async bulkCreateUsers(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const results = await users.bulkCreateUsers(
         deps,
         access,
@@ -124,7 +116,7 @@ export function registerUsers(router: ConnectRouter, deps: Deps) {
       };
     },
     async updateUser(req, ctx) {
-      const access = await userAccess(deps, ctx, req.environmentId, req.userId);
+      const access = environmentOf(ctx);
       const user = await users.updateUser(deps, access, req.userId, {
         email: patchText(req.email),
         phoneNumber: patchText(req.phoneNumber),
@@ -143,22 +135,22 @@ export function registerUsers(router: ConnectRouter, deps: Deps) {
       return { user: toUserView(user) };
     },
     async deleteUser(req, ctx) {
-      const access = await userAccess(deps, ctx, req.environmentId, req.userId);
+      const access = environmentOf(ctx);
       await users.deleteUser(deps, access, req.userId);
       return {};
     },
     async revokeUserSessions(req, ctx) {
-      const access = await userAccess(deps, ctx, req.environmentId, req.userId);
+      const access = environmentOf(ctx);
       await users.revokeUserSessions(deps, access, req.userId);
       return {};
     },
     async resetUserMfa(req, ctx) {
-      const access = await resourceEnvironmentAccess(deps, ctx, "users", req.userId);
+      const access = environmentOf(ctx);
       await resetUserMfa(deps, access, req.userId);
       return {};
     },
     async getUserOauthAccessToken(req, ctx) {
-      const access = await resourceEnvironmentAccess(deps, ctx, "verified_credentials", req.oauthAccountId);
+      const access = environmentOf(ctx);
       const token = await users.getOauthAccessToken(deps, access, req.oauthAccountId);
       return { accessToken: token.accessToken, expiresAt: ts(token.expiresAt) };
     },

@@ -5,7 +5,6 @@ import type { EncryptionKeyRecord } from "../../db/repositories/encryption-keys.
 import type { KeyShareBackupRecord, WaasWalletRecord } from "../../db/repositories/waas-wallets.js";
 import type { WaasPolicyRecord } from "../../db/repositories/waas.js";
 import type { Deps } from "../../domain/deps.js";
-import { environmentAccess } from "../../domain/tenancy/access.js";
 import { toClientChain } from "../../domain/waas/chain-names.js";
 import * as keys from "../../domain/waas/service.js";
 import * as policy from "../../domain/waas/policy.js";
@@ -16,6 +15,7 @@ import { badRequest } from "../../errors.js";
 import { pageOf } from "../paging.js";
 import { toUserView } from "../users/mappers.js";
 import { orNull, str, ts } from "../mappers.js";
+import { environmentOf } from "../tenant-context.js";
 
 const toKey = (k: EncryptionKeyRecord) => ({
   id: k.id,
@@ -120,25 +120,25 @@ function rulesOf(clientName: string, client: WaasPolicyRuleInput[], earlier: Waa
 export function registerWaas(router: ConnectRouter, deps: Deps) {
   router.service(WaasService, {
     async createDelegatedCredentials(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       return { key: toKey(await keys.registerEncryptionKey(deps, access, req)) };
     },
     async getDelegatedAccessEncryptionPublicKeys(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { keys: list, count } = await keys.listEncryptionKeysPage(deps, access, pageOf(req));
       return { keys: list.map(toKey), count, message: `${count} encryption public key(s)` };
     },
     async getDelegatedAccessEncryptionPublicKeyById(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       return { key: toKey(await keys.getEncryptionKey(deps, access, req.keyId)), message: "Encryption public key found" };
     },
     async authenticateWaas(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { token, expiresAt } = await session.authenticateWaas(deps, access);
       return { token, expiresAt: ts(expiresAt), message: "Authenticated", encodedJwts: { jwt: token } };
     },
     async createWaasWallet(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { wallets: created, userId } = await wallets.createWaasWallets(deps, access, {
         chains: req.chains,
         chain: req.chain,
@@ -152,39 +152,39 @@ export function registerWaas(router: ConnectRouter, deps: Deps) {
       return { wallet: toWallet(created[0]!), wallets: created.map((w) => toWallet(w)), user };
     },
     async getWaasWalletByWalletId(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { wallet, backups } = await wallets.getWaasWallet(deps, access, req.walletId);
       return { wallet: toWallet(wallet, backups) };
     },
     async getWaasPolicy(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       return { policy: toPolicy(await policy.getPolicy(deps, access), "WaaS policy found") };
     },
     async createWaasPolicy(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { list, rules } = rulesOf("rulesToAdd", req.rulesToAdd, req.rules);
       const res = await policy.addRules(deps, access, rules, list);
       return { policy: toPolicy(res.policy, res.created ? "WaaS policy created" : `${rules.length} rule(s) added`) };
     },
     async updateWaasPolicy(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { list, rules, earlier } = rulesOf("rulesToUpdate", req.rulesToUpdate, req.rules);
       const updated = earlier ? await policy.replaceRules(deps, access, rules, list) : await policy.updateRules(deps, access, rules, list);
       return { policy: toPolicy(updated, earlier ? "WaaS policy rules replaced" : `${rules.length} rule(s) updated`) };
     },
     async deleteWaasPolicy(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const res = await policy.deleteRules(deps, access, req.ruleIdsToDelete);
       const n = req.ruleIdsToDelete.length;
       return { policy: toPolicy(res.policy, res.deleted ? "last rule(s) deleted: the environment has no WaaS policy now" : `${n} rule(s) deleted`) };
     },
     async verifyApiKey(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const valid = await session.verifyApiKey(deps, access, req.apiKey);
       return { valid, verified: valid, environmentId: access.environmentId };
     },
     async revokeDelegatedAccess(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const res = await wallets.revokeDelegatedAccess(deps, access, { walletIds: req.walletIds, userId: orNull(req.userId) });
       // Every wallet named ends without delegated access (unknown ids fail the whole call with 404).
       const results = res.wallets.map((w) => ({ walletId: w.id, success: !wallets.delegatedAccessActive(w), error: "" }));
@@ -199,17 +199,17 @@ export function registerWaas(router: ConnectRouter, deps: Deps) {
       };
     },
     async deleteDelegatedAccess(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       await wallets.revokeWalletDelegatedAccess(deps, access, req.walletId);
       return {};
     },
     async delegatedSignMessage(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { signature, operationId } = await wallets.signWithDelegatedAccess(deps, access, req.walletId, req.message);
       return { signature, roomId: operationId, walletId: req.walletId };
     },
     async backupKeySharesToLocationsForPregen(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const stored = await wallets.recordKeyShareBackups(
         deps,
         access,

@@ -6,9 +6,9 @@ import type { WebhookDeliveryRecord, WebhookMessageRecord, WebhookRecord } from 
 import type { Deps } from "../../domain/deps.js";
 import * as service from "../../domain/webhooks/service.js";
 import type { MessageView } from "../../domain/webhooks/service.js";
-import { environmentAccess } from "../../domain/tenancy/access.js";
-import { nextCursor, pageFromCursor } from "./cursor.js";
+import { nextCursor, pageFromCursor } from "../cursor.js";
 import { orNull, str, ts } from "../mappers.js";
+import { environmentOf } from "../tenant-context.js";
 
 /** The secret is only set by the operations that exist to return it (create and rotate). */
 function toWebhook(w: WebhookRecord, secret?: string): MessageInitShape<typeof WebhookSchema> {
@@ -78,13 +78,13 @@ function toMessage({ message: m, delivery: d, eventCreatedAt }: MessageView): Me
 export function registerWebhooks(router: ConnectRouter, deps: Deps) {
   router.service(WebhooksService, {
     async listWebhooks(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const page = pageFromCursor(req);
       const { items, count } = await service.listWebhooks(deps, access, page);
       return { data: items.map((w) => toWebhook(w)), cursor: nextCursor(page, items.length, count), count };
     },
     async createWebhook(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { webhook, secret } = await service.createWebhook(deps, access, {
         url: req.url,
         description: orNull(req.description),
@@ -94,11 +94,11 @@ export function registerWebhooks(router: ConnectRouter, deps: Deps) {
       return { webhook: toWebhook(webhook, secret) };
     },
     async getWebhook(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       return { webhook: toWebhook(await service.getWebhook(deps, access, req.webhookId)) };
     },
     async updateWebhook(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const updated = await service.updateWebhook(deps, access, req.webhookId, {
         url: req.url,
         description: req.description === undefined ? undefined : orNull(req.description),
@@ -108,36 +108,36 @@ export function registerWebhooks(router: ConnectRouter, deps: Deps) {
       return { webhook: toWebhook(updated) };
     },
     async deleteWebhook(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       await service.deleteWebhook(deps, access, req.webhookId);
       return {};
     },
     async enableWebhook(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       return { webhook: toWebhook(await service.setWebhookEnabled(deps, access, req.webhookId, true)) };
     },
     async disableWebhook(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       return { webhook: toWebhook(await service.setWebhookEnabled(deps, access, req.webhookId, false)) };
     },
     async rotateWebhookSecret(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const { webhook, secret } = await service.rotateWebhookSecret(deps, access, req.webhookId);
       return { webhook: toWebhook(webhook, secret) };
     },
     async listWebhookMessages(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const page = pageFromCursor(req);
       const { items, count } = await service.listWebhookMessages(deps, access, req.webhookId, { ...page, status: req.status || undefined });
       return { data: items.map(toMessage), cursor: nextCursor(page, items.length, count), count };
     },
     async getWebhookMessageDeliveries(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const views = await service.getWebhookMessageDeliveries(deps, access, req.webhookId, req.messageId);
       return { data: views.map(toMessage), count: views.length };
     },
     async redeliverWebhookMessage(req, ctx) {
-      const access = await environmentAccess(deps, ctx, req.environmentId);
+      const access = environmentOf(ctx);
       const message = await service.redeliverWebhookMessage(deps, access, req.webhookId, req.messageId);
       return {
         message: `redelivery ${message.redeliveries} of message ${message.id} queued`,

@@ -1,0 +1,48 @@
+/**
+ * The work of the benchmarked calls without the framework around it, as a bare handler would do it: the
+ * same cached API-token lookup (hash, then the shared store), the same tenancy check (the token's
+ * environment), the same SQL statements through the same repositories, and the result out. The bare
+ * servers in this folder call these; Sigil's handlers do the same plus validation, permissions, audit
+ * context, the request log and protobuf/REST transcoding.
+ */
+import { authenticateApiToken } from "../../src/domain/auth/api-token-auth.js";
+import { connectDatabase } from "../../src/db/db.js";
+import { allCustomFields } from "../../src/db/repositories/custom-fields.js";
+import { findUserAggregate, listUserAggregates } from "../../src/db/repositories/user-aggregate.js";
+import { createStore } from "../../src/store/store.js";
+
+const db = connectDatabase(process.env.DATABASE_URL!);
+const store = await createStore(process.env.REDIS_URL!);
+const deps = { db, store };
+
+export class BareError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+async function environmentOf(authorization: string | undefined, environmentId: string): Promise<string> {
+  const principal = await authenticateApiToken(deps, authorization ?? null).catch(() => {
+    throw new BareError(401, "unauthenticated");
+  });
+  if (principal.kind !== "api_token" || principal.environmentId !== environmentId) throw new BareError(404, "environment not found");
+  return environmentId;
+}
+
+/** GET user: token, tenancy, then the user aggregate and the environment's custom fields. */
+export async function getUser(authorization: string | undefined, environmentId: string, userId: string) {
+  const env = await environmentOf(authorization, environmentId);
+  const [aggregate, fields] = await Promise.all([findUserAggregate(db, env, userId), allCustomFields(db, env)]);
+  if (!aggregate) throw new BareError(404, "user not found");
+  return { aggregate, fields };
+}
+
+/** A page of users: token, tenancy, then the list statement and the custom fields. */
+export async function listUsers(authorization: string | undefined, environmentId: string, limit: number, offset: number) {
+  const env = await environmentOf(authorization, environmentId);
+  const [page, fields] = await Promise.all([
+    listUserAggregates(db, env, { orderBy: { column: "createdAt", direction: "desc" }, offset, limit }),
+    allCustomFields(db, env),
+  ]);
+  return { ...page, fields };
+}

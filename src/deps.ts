@@ -1,0 +1,25 @@
+import type { Config } from "./config.js";
+import { createSealer } from "./crypto/seal.js";
+import type { Database } from "./db/db.js";
+import type { Deps, Flows } from "./domain/deps.js";
+import { createLogger, type Logger } from "./log.js";
+import type { EphemeralStore } from "./store/store.js";
+
+/** The connections a process opened (and closes); everything else in Deps is derived from the config. */
+export interface DepsParts {
+  config: Config;
+  db: Database;
+  store: EphemeralStore;
+  flows: Flows;
+  /** The process's logger; by default one at config.logLevel. */
+  log?: Logger;
+}
+
+/**
+ * The one place Deps is assembled, for the process (src/runtime.ts), the test app, the benches and the
+ * scripts alike, so that a new dependency is added once and nobody runs with part of it.
+ */
+export function buildDeps(parts: DepsParts): Deps {
+  const { config, db, store, flows } = parts;
+  return { config, db, store, flows, sealer: createSealer(config.sealingKeys), log: parts.log ?? createLogger(config.logLevel) };
+}
