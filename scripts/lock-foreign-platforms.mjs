@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 
 const lock = JSON.parse(readFileSync("package-lock.json", "utf8"));
 const pkgs = lock.packages;
-const OS = ["darwin", "linux", "win32", "freebsd", "android", "openbsd", "sunos", "aix", "netbsd"];
+const OS = ["darwin", "linux", "win32", "freebsd", "android", "openbsd", "sunos", "aix", "netbsd", "openharmony"];
 const CPU = { arm64: "arm64", x64: "x64", ia32: "ia32", arm: "arm", armv7: "arm", ppc64: "ppc64", s390x: "s390x", riscv64: "riscv64", loong64: "loong64" };
 
 function platformOf(name) {
