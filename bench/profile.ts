@@ -1,6 +1,7 @@
 /**
  * `npm run bench:profile`: one case under load with the api process started under `node --cpu-prof`, then
- * the profile's summary (where the api process spends its CPU). BENCH_PROFILE_CASE=get|list (default get),
+ * the profile's summary (where the api process spends its CPU). BENCH_PROFILE_CASE=get|connect|list (default
+ * get; connect is GetUser over the Connect protocol with a JSON body),
  * BENCH_SECONDS long (default 10), 10 connections. The .cpuprofile stays in BENCH_PROFILE_DIR for a flame
  * graph (open it in Chrome DevTools or speedscope).
  */
@@ -29,11 +30,15 @@ try {
   const url =
     which === "list"
       ? `${api.base}/api/v0/environments/${seeded.environmentId}/users?limit=100`
-      : `${api.base}/api/v0/environments/${seeded.environmentId}/users/${seeded.userId}`;
-  const headers = { authorization: `Bearer ${seeded.token}` };
-  await httpLoad({ url, headers, connections: 10, seconds: 1 });
+      : which === "connect"
+        ? `${api.base}/sigil.users.v0.UsersService/GetUser`
+        : `${api.base}/api/v0/environments/${seeded.environmentId}/users/${seeded.userId}`;
+  const headers: Record<string, string> = { authorization: `Bearer ${seeded.token}` };
+  const post = which === "connect" ? { method: "POST" as const, body: JSON.stringify({ environmentId: seeded.environmentId, userId: seeded.userId }) } : {};
+  if (which === "connect") headers["content-type"] = "application/json";
+  await httpLoad({ url, headers, ...post, connections: 10, seconds: 1 });
   const measured = Date.now();
-  const r = await httpLoad({ url, headers, connections: 10, seconds });
+  const r = await httpLoad({ url, headers, ...post, connections: 10, seconds });
   console.log(`${which}: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.failed}`);
   await api.stop();
   const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));

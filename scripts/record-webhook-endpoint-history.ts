@@ -143,7 +143,7 @@ const runs = [
   { runId: result.lastRunId, name: file.replace(/\.json$/, "-idle.json"), shape: "activities ok, timers 1, fired 1, cancelled 0, signals 0, end COMPLETED" },
 ];
 // Batches: at least one per wake or fired timer (3 in the first run, 1 in the second); a wake read after a
-// batch (the start's own, or one that came during the batch) adds a batch without a sleep (4 recorded).
+// batch (the start's own, or one that came during the batch) adds a batch without a sleep (3 recorded).
 const shapeActivities = (name: string) => (name === file ? 3 : 1);
 for (const { runId, name, shape } of runs) {
   const json = execFileSync(cli, ["workflow", "show", "-w", workflowId, "-r", runId, "-o", "json", "--address", address], { encoding: "utf8" });

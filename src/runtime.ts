@@ -15,7 +15,8 @@ import { createEngineMonitor, guardFlows } from "./temporal/engine-monitor.js";
 import { connectTemporalClient, createFlows } from "./temporal/flows.js";
 import { installTemporalRuntimeLogger } from "./temporal/runtime-logger.js";
 import { startSupervisedWorker } from "./temporal/supervised-worker.js";
-import { createWorker } from "./temporal/worker.js";
+import { createWorker, workflowBundleCacheDir } from "./temporal/worker.js";
+import { cachedWorkflowBundle } from "./temporal/workflow-bundle.js";
 
 export interface Runtime {
   port: number | undefined;
@@ -80,6 +81,13 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
     await Promise.all(drains.splice(0).map((d) => d().catch(failed)));
     for (const s of stops.reverse()) await s().catch(failed);
   };
+  // The slow parts of a start run side by side (docs/benchmarks.md, start-up): the workflow bundle (cached on
+  // disk), the embedded Temporal dev server and the embedded Postgres. Each is awaited where it is needed; a
+  // failure anywhere still stops whatever did start (the catch below waits for the Temporal start first).
+  const bundle = roles.worker ? cachedWorkflowBundle(workflowBundleCacheDir(config.dataDir), (m) => log.info(m)) : undefined;
+  bundle?.catch(() => {}); // awaited (and so reported) by the worker's start
+  const temporal = resolveTemporal(config, log, stops, retires);
+  temporal.catch(() => {});
   try {
     const database = await resolveDatabase(config, log);
     if (database.stop) stops.push(database.stop);
@@ -92,29 +100,7 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
     const store = await createStore(config.redisUrl, { onError: (err) => log.warn("redis error", { error: err.message }) });
     stops.push(() => store.close());
 
-    let temporalAddress = config.temporalAddress;
-    let temporalUiUrl: string | undefined;
-    if (!temporalAddress) {
-      log.info("starting temporal dev server", { port: config.embeddedTemporalPort });
-      const startDev = async () => {
-        const dev = await startTemporalDevServer({
-          cliPath: config.temporalCliPath,
-          dataDir: config.dataDir,
-          port: config.embeddedTemporalPort,
-          namespace: config.temporalNamespace,
-          log: (l) => log.debug(l),
-        });
-        // SIGKILL after 3 s: the shutdown of the whole process is bounded (src/main.ts).
-        return { ...dev, stop: () => dev.stop(3_000) };
-      };
-      const dev = await startDev();
-      // Restarted on the same port and SQLite file when it dies: the client and the worker reconnect.
-      const supervisor = supervise(dev, { name: "temporal dev server", start: startDev, log });
-      stops.push(() => supervisor.stop());
-      retires.push(supervisor.retire);
-      temporalAddress = dev.address;
-      temporalUiUrl = dev.uiUrl;
-    }
+    const { address: temporalAddress, uiUrl: temporalUiUrl } = await temporal;
     const client = await connectTemporalClient(temporalAddress, config.temporalNamespace);
     stops.push(() => client.connection.close());
     const engine = createEngineMonitor(client, temporalAddress, log);
@@ -143,12 +129,13 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
       installTemporalRuntimeLogger(log, config.logLevel === "debug");
       const address = temporalAddress;
       const worker = await startSupervisedWorker(
-        () =>
+        async () =>
           createWorker({
             address,
             namespace: config.temporalNamespace,
             taskQueue: config.temporalTaskQueue,
             deps,
+            workflowBundle: await bundle,
           }),
         log,
         { name: config.temporalTaskQueue },
@@ -163,7 +150,38 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
     }
     return { port, temporalUiUrl, log, stop };
   } catch (err) {
+    await temporal.catch(() => undefined); // a dev server still starting is stopped too
     await stop();
     throw err;
   }
+}
+
+/**
+ * TEMPORAL_ADDRESS, or the embedded Temporal dev server, supervised: restarted on the same port and SQLite
+ * file when it dies (the client and the worker reconnect). Its stop and retire join the runtime's.
+ */
+async function resolveTemporal(
+  config: Config,
+  log: Logger,
+  stops: (() => Promise<void>)[],
+  retires: (() => void)[],
+): Promise<{ address: string; uiUrl: string | undefined }> {
+  if (config.temporalAddress) return { address: config.temporalAddress, uiUrl: undefined };
+  log.info("starting temporal dev server", { port: config.embeddedTemporalPort });
+  const startDev = async () => {
+    const dev = await startTemporalDevServer({
+      cliPath: config.temporalCliPath,
+      dataDir: config.dataDir,
+      port: config.embeddedTemporalPort,
+      namespace: config.temporalNamespace,
+      log: (l) => log.debug(l),
+    });
+    // SIGKILL after 3 s: the shutdown of the whole process is bounded (src/main.ts).
+    return { ...dev, stop: () => dev.stop(3_000) };
+  };
+  const dev = await startDev();
+  const supervisor = supervise(dev, { name: "temporal dev server", start: startDev, log });
+  stops.push(() => supervisor.stop());
+  retires.push(supervisor.retire);
+  return { address: dev.address, uiUrl: dev.uiUrl };
 }

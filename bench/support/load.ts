@@ -7,6 +7,8 @@ export interface Result {
   p99: number;
   ok: number;
   failed: number;
+  /** Every latency (ms), sorted: only callLoad keeps them, so results of several generators can be merged. */
+  latencies?: number[];
 }
 
 export async function httpLoad(opts: { url: string; method?: "GET" | "POST"; headers?: Record<string, string>; body?: string; connections: number; seconds: number }): Promise<Result> {
@@ -36,5 +38,13 @@ export async function callLoad(call: () => Promise<unknown>, connections: number
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-  return { rps: Math.round(latencies.length / elapsed), p50: at(0.5), p99: at(0.99), ok: latencies.length, failed };
+  return { rps: Math.round(latencies.length / elapsed), p50: at(0.5), p99: at(0.99), ok: latencies.length, failed, latencies };
+}
+
+/** Results of generators that ran side by side for the same time: throughput adds up, percentiles merge. */
+export function mergeResults(parts: readonly Result[]): Result {
+  const latencies = parts.flatMap((p) => p.latencies ?? []).sort((a, b) => a - b);
+  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  const sum = (f: (r: Result) => number) => parts.reduce((n, r) => n + f(r), 0);
+  return { rps: sum((r) => r.rps), p50: at(0.5), p99: at(0.99), ok: sum((r) => r.ok), failed: sum((r) => r.failed) };
 }

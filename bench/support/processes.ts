@@ -3,9 +3,11 @@
  * process, like a deployment, and is stopped with SIGTERM when the bench ends.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { root } from "./env.js";
+import { mergeResults, type Result } from "./load.js";
 
 export interface Running {
   base: string;
@@ -46,8 +48,10 @@ export async function startSigil(role: "dev" | "api" | "worker", port: number, n
     stdio: ["ignore", "inherit", "inherit"],
   });
   const base = `http://127.0.0.1:${port}`;
-  if (role !== "worker") await waitHealthy(`${base}/healthz`, child);
-  return { base, child, stop: stopper(child) };
+  const stop = stopper(child);
+  // A process that never became ready is stopped here: the caller never got hold of it.
+  if (role !== "worker") await waitHealthy(`${base}/healthz`, child).catch(async (err) => (await stop(), Promise.reject(err)));
+  return { base, child, stop };
 }
 
 /** A bare baseline server (bench/baseline/*.ts) run with tsx; it answers /healthz once listening. */
@@ -58,4 +62,48 @@ export async function startBaseline(file: string, port: number, healthPort = por
   });
   await waitHealthy(`http://127.0.0.1:${healthPort}/healthz`, child);
   return { base: `http://127.0.0.1:${port}`, child, stop: stopper(child) };
+}
+
+/**
+ * gRPC load from `generators` child processes (bench/grpc-load.ts), `connections` callers split among them,
+ * all against `base` for `seconds`: the load generator's CPU stays out of the bench process (it used to be
+ * the bottleneck there, for Sigil and the baseline alike).
+ */
+export async function grpcLoad(opts: { base: string; environmentId: string; userId: string; token: string; connections: number; seconds: number; generators: number }): Promise<Result> {
+  const runs = Array.from({ length: opts.generators }, (_, i) => {
+    const callers = Math.floor(opts.connections / opts.generators) + (i < opts.connections % opts.generators ? 1 : 0);
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "bench/grpc-load.ts")], {
+      env: {
+        ...process.env,
+        BENCH_GRPC_BASE: opts.base,
+        BENCH_GRPC_ENV: opts.environmentId,
+        BENCH_GRPC_USER: opts.userId,
+        BENCH_GRPC_TOKEN: opts.token,
+        BENCH_GRPC_CALLERS: String(callers),
+        BENCH_SECONDS: String(opts.seconds),
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout!.on("data", (c: Buffer) => (out += c.toString("utf8")));
+    return new Promise<Result>((resolve, reject) =>
+      child.once("exit", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop()!) as Result) : reject(new Error(`grpc-load exited with ${code}`)))),
+    );
+  });
+  return mergeResults(await Promise.all(runs));
+}
+
+/**
+ * CPU seconds (user + system) a child process has used so far, from /proc (Linux; undefined elsewhere). CPU per
+ * request of each server is a steadier measure than requests per second on a machine that others load too.
+ */
+export function cpuSeconds(child: ChildProcess): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
 }

@@ -37,6 +37,8 @@ const FORWARDED_RESPONSE_HEADERS = [
   "referrer-policy",
   "x-content-type-options",
 ] as const;
+/** The query of a URL without one, shared: the request builder only reads it. */
+const NO_QUERY: Readonly<URLSearchParams> = new URLSearchParams();
 /** Set by the gateway from the socket; a caller-supplied value is never trusted. */
 export { CLIENT_IP_HEADER };
 
@@ -128,7 +130,7 @@ async function serve(
   const q = rawUrl.indexOf("?");
   // Split by hand: new URL() would read "//x/y" as a host and resolve dot segments.
   const path = q < 0 ? rawUrl : rawUrl.slice(0, q);
-  const query = new URLSearchParams(q < 0 ? "" : rawUrl.slice(q + 1));
+  const query = q < 0 || q === rawUrl.length - 1 ? NO_QUERY : new URLSearchParams(rawUrl.slice(q + 1));
   const verb = (req.method ?? "GET").toUpperCase();
 
   const match = matchRoute(routes, verb, path);

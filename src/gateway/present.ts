@@ -1,5 +1,4 @@
-import { ScalarType, toJson, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
-import { isReflectMessage, reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
+import { isFieldSet, ScalarType, toJson, type DescField, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
 import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 import { fieldRules } from "../rpc/method-options.js";
 
@@ -15,45 +14,53 @@ import { fieldRules } from "../rpc/method-options.js";
  */
 export function presentMessage(schema: DescMessage, message: Message): JsonValue {
   const json = toJson(schema, message, { alwaysEmitImplicit: true });
-  return shape(reflect(schema, message), json);
+  return shape(schema, message, json);
 }
 
-function shape(r: ReflectMessage, json: JsonValue): JsonValue {
-  if (hasCustomJsonRepresentation(r.desc)) return json;
+/**
+ * A field's value read straight off the message (protobuf-es keeps fields as plain properties and oneof
+ * members under their group): the same as reflect()'s get, without a reflection object per message, which
+ * showed in the profile of every REST answer.
+ */
+function valueOf(message: Message, field: DescField): unknown {
+  const m = message as unknown as Record<string, unknown>;
+  if (field.oneof) {
+    const group = m[field.oneof.localName] as { case: string | undefined; value?: unknown };
+    return group.case === field.localName ? group.value : undefined;
+  }
+  return m[field.localName];
+}
+
+function shape(desc: DescMessage, message: Message, json: JsonValue): JsonValue {
+  if (hasCustomJsonRepresentation(desc)) return json;
   if (json === null || typeof json !== "object" || Array.isArray(json)) return json;
   const obj: JsonObject = json;
-  for (const field of r.fields) {
+  for (const field of desc.fields) {
     const key = field.jsonName;
     switch (field.fieldKind) {
       case "scalar":
         // isSet is false for an implicit-presence "" but true for an explicitly set oneof/optional "".
-        if (field.scalar === ScalarType.STRING && !r.isSet(field)) delete obj[key];
+        if (field.scalar === ScalarType.STRING && !isFieldSet(message, field)) delete obj[key];
         break;
       case "message":
-        if (r.isSet(field)) obj[key] = shape(r.get(field), obj[key]);
+        if (isFieldSet(message, field)) obj[key] = shape(field.message, valueOf(message, field) as Message, obj[key]);
         else if (fieldRules(field)?.nullable) obj[key] = null;
         else delete obj[key];
         break;
       case "list": {
-        const list = r.get(field);
-        if (field.listKind === "message" && Array.isArray(obj[key])) {
-          const items = obj[key];
-          let i = 0;
-          for (const item of list) {
-            if (isReflectMessage(item)) items[i] = shape(item, items[i]);
-            i++;
-          }
+        const items = obj[key];
+        if (field.listKind === "message" && Array.isArray(items)) {
+          const list = valueOf(message, field) as Message[];
+          for (let i = 0; i < list.length; i++) items[i] = shape(field.message, list[i], items[i]);
         }
-        if (obj[key] === undefined) obj[key] = [];
+        if (items === undefined) obj[key] = [];
         break;
       }
       case "map": {
         const values = obj[key];
         if (field.mapKind === "message" && values !== null && typeof values === "object" && !Array.isArray(values)) {
-          for (const [k, v] of r.get(field)) {
-            const mk = String(k);
-            if (isReflectMessage(v) && mk in values) values[mk] = shape(v, values[mk]);
-          }
+          const map = valueOf(message, field) as Record<string, Message>;
+          for (const mk of Object.keys(map)) if (mk in values) values[mk] = shape(field.message, map[mk], values[mk]);
         }
         break;
       }

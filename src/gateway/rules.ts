@@ -120,36 +120,53 @@ export function resolveFieldPath(schema: DescMessage, fieldPath: string, where: 
   return out;
 }
 
+/** Routes by their number of segments, in their order: a path is only compared with routes of its length. */
+const byLength = new WeakMap<readonly Route[], Map<number, Route[]>>();
+
+function routesOfLength(routes: readonly Route[], length: number): readonly Route[] {
+  let index = byLength.get(routes);
+  if (!index) {
+    index = new Map();
+    for (const r of routes) {
+      const list = index.get(r.segments.length) ?? [];
+      list.push(r);
+      index.set(r.segments.length, list);
+    }
+    byLength.set(routes, index);
+  }
+  return index.get(length) ?? [];
+}
+
 /**
  * Finds the route of a request. Routes are pre-sorted by specificity, so the first one whose path and verb
  * match wins. When the path matches but not the verb, the caller learns which verbs the path accepts.
  */
 export function matchRoute(routes: readonly Route[], verb: string, path: string): MatchResult {
   const parts = splitPath(path);
-  const allow = new Set<string>();
-  for (const route of routes) {
-    const params = matchSegments(route.segments, parts);
-    if (!params) continue;
-    if (route.verb === verb) return { kind: "found", route, pathParams: params };
-    allow.add(route.verb);
+  let allow: Set<string> | undefined;
+  for (const route of routesOfLength(routes, parts.length)) {
+    if (!literalsMatch(route.segments, parts)) continue;
+    if (route.verb === verb) return { kind: "found", route, pathParams: bindVariables(route.segments, parts) };
+    (allow ??= new Set()).add(route.verb);
   }
-  return allow.size > 0 ? { kind: "method_not_allowed", allow: [...allow].sort() } : { kind: "not_found" };
+  return allow ? { kind: "method_not_allowed", allow: [...allow].sort() } : { kind: "not_found" };
+}
+
+/** Same length assumed; a variable binds exactly one non-empty segment. */
+function literalsMatch(segments: readonly Segment[], parts: readonly string[]): boolean {
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i];
+    if (seg.kind === "literal" ? seg.value !== parts[i] : parts[i] === "") return false;
+  }
+  return true;
 }
 
 /** Path variables keep their raw (still percent-encoded) text; the request builder decodes them. */
-function matchSegments(segments: readonly Segment[], parts: readonly string[]): Map<string, string> | undefined {
-  if (segments.length !== parts.length) return undefined;
+function bindVariables(segments: readonly Segment[], parts: readonly string[]): Map<string, string> {
   const params = new Map<string, string>();
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i];
-    const part = parts[i];
-    if (seg.kind === "literal") {
-      if (seg.value !== part) return undefined;
-    } else {
-      // A variable binds exactly one non-empty segment.
-      if (part === "") return undefined;
-      params.set(seg.fieldPath, part);
-    }
+    if (seg.kind === "variable") params.set(seg.fieldPath, parts[i]);
   }
   return params;
 }

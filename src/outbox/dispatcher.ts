@@ -36,7 +36,7 @@ import { subscribes } from "../domain/webhooks/subscriptions.js";
 export interface Dispatcher {
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Runs one dispatch pass now (and returns the number of messages created); used by tests and the bench. */
+  /** Runs a dispatch pass now, or joins the running one (returns the number of messages created). */
   drain(): Promise<number>;
 }
 
@@ -46,15 +46,11 @@ const SWEEP_BATCH = 500;
 
 type DispatcherDeps = Pick<Deps, "db" | "flows" | "log" | "config">;
 
-export interface DispatcherOptions {
-  /**
-   * Only these environments (read at every pass). Tests share one database between many apps, each with its
-   * own sealing key and task queue: each app dispatches only the tenants it made. Production leaves it unset.
-   */
-  environmentIds?: () => string[];
-}
-
-export function createDispatcher(deps: DispatcherDeps, opts: DispatcherOptions = {}): Dispatcher {
+/**
+ * The relay of one deployment: every event of its database. (A deployment is one database, one set of sealing
+ * keys and one task queue; the test apps are deployments too, each with its own database: test/support/app.ts.)
+ */
+export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { db, log } = deps;
   const settings = deps.config.webhooks;
   let stopped = true;
@@ -106,7 +102,7 @@ export function createDispatcher(deps: DispatcherDeps, opts: DispatcherOptions =
   /** One batch: claim, fan out, mark dispatched, commit, then wake the endpoints that got messages. */
   async function dispatchBatch(): Promise<{ events: number; messages: number }> {
     const { events, created } = await db.tx(async (t) => {
-      const events = await claimUndispatchedEvents(t, BATCH, opts.environmentIds?.());
+      const events = await claimUndispatchedEvents(t, BATCH);
       if (!events.length) return { events, created: [] as NewMessage[] };
       const created = await insertMessages(t, await buildMessages(t, events));
       await markEventsDispatched(
@@ -121,7 +117,7 @@ export function createDispatcher(deps: DispatcherDeps, opts: DispatcherOptions =
 
   /** Endpoints with messages that no actor took in time (a crash between commit and wake, engine down). */
   async function sweep(): Promise<number> {
-    const endpoints = await endpointsWithUnseenMessages(db, settings.orphanAfterMs, SWEEP_BATCH, opts.environmentIds?.());
+    const endpoints = await endpointsWithUnseenMessages(db, settings.orphanAfterMs, SWEEP_BATCH);
     if (endpoints.length) {
       log.info("waking webhook endpoint actors of messages nobody took", { count: endpoints.length });
       await wake(endpoints);

@@ -1,7 +1,6 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
-import { Duplex } from "node:stream";
 import { answerClientError } from "./client-error.js";
 
 type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
@@ -11,38 +10,6 @@ const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 function startsLikeH2(chunk: Buffer): boolean {
   const n = Math.min(chunk.length, H2_PREFACE.length);
   return chunk.subarray(0, n).equals(H2_PREFACE.subarray(0, n));
-}
-
-/**
- * The http2 server reads a net.Socket through its native handle, so bytes already read in JS (the sniffed
- * preface) would be lost. Handing it a plain Duplex makes it read through JS instead, starting with them.
- */
-function replayingDuplex(socket: net.Socket, first: Buffer): Duplex {
-  const duplex = new Duplex({
-    read() {
-      socket.resume();
-    },
-    write(chunk, encoding, callback) {
-      socket.write(chunk, encoding, callback);
-    },
-    final(callback) {
-      socket.end(callback);
-    },
-    destroy(err, callback) {
-      socket.destroy(err ?? undefined);
-      callback(err);
-    },
-  });
-  duplex.push(first);
-  socket.on("data", (chunk) => {
-    if (!duplex.push(chunk)) socket.pause();
-  });
-  socket.on("end", () => duplex.push(null));
-  socket.on("close", () => duplex.destroy());
-  socket.on("error", (err) => duplex.destroy(err));
-  // http2 reads these for logging and the request's socket facade.
-  Object.assign(duplex, { remoteAddress: socket.remoteAddress, remotePort: socket.remotePort, remoteFamily: socket.remoteFamily });
-  return duplex;
 }
 
 /**
@@ -90,7 +57,10 @@ export function createDualServer(handler: Handler) {
       socket.pause();
       if (startsLikeH2(chunk)) {
         h2Sockets.add(socket);
-        h2.emit("connection", replayingDuplex(socket, chunk));
+        // The sniffed bytes go back into the socket: the http2 session feeds what the socket already
+        // buffered to its parser, then reads the native handle itself (no JS stream per byte of gRPC).
+        socket.unshift(chunk);
+        h2.emit("connection", socket);
       } else {
         socket.unshift(chunk);
         h1Busy.set(socket, 0);

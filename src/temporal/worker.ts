@@ -1,7 +1,9 @@
+import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkerOptions } from "@temporalio/worker";
+import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
 import { createActivities, type ActivityDeps } from "../activities/index.js";
 import { taskQueues } from "./ids.js";
+import { cachedWorkflowBundle } from "./workflow-bundle.js";
 
 /** The workflows entry point the worker bundles (TypeScript is compiled by the bundler). */
 export const workflowsPath = fileURLToPath(new URL("../workflows/index.ts", import.meta.url));
@@ -11,7 +13,7 @@ export interface WorkerSetup {
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
-  /** A prebuilt bundle (tests bundle once per file); otherwise workflowsPath is bundled at start. */
+  /** A prebuilt bundle (tests bundle once per file); otherwise the one cached under <dataDir>/cache, or built. */
   workflowBundle?: WorkerOptions["workflowBundle"];
 }
 
@@ -73,6 +75,9 @@ function workerPair(workers: Worker[]): RunnableWorker {
   };
 }
 
+/** Where a process keeps its workflow bundle between starts (src/temporal/workflow-bundle.ts). */
+export const workflowBundleCacheDir = (dataDir: string) => path.join(dataDir, "cache");
+
 export async function createWorker(setup: WorkerSetup): Promise<{ worker: RunnableWorker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: setup.address });
   const worker = await createWorkerPair({
@@ -82,7 +87,7 @@ export async function createWorker(setup: WorkerSetup): Promise<{ worker: Runnab
     activities: createActivities(setup.deps),
     deliverySlots: setup.deps.config.webhooks.deliverySlots,
     // One bundle for both workers.
-    workflowBundle: setup.workflowBundle ?? (await bundleWorkflowCode({ workflowsPath, logger: Runtime.instance().logger })),
+    workflowBundle: setup.workflowBundle ?? (await cachedWorkflowBundle(workflowBundleCacheDir(setup.deps.config.dataDir))),
     extra: {
       // A bounded shutdown (SIGTERM must end the process within 10 s): activities get 2 s to finish, then are
       // cancelled (deliveries abort their request and are retried later); after 4 s the worker gives up waiting

@@ -1,4 +1,4 @@
-import { ActivityFailure, proxyActivities, setCurrentDetails, sleep, upsertMemo } from "@temporalio/workflow";
+import { ActivityFailure, patched, proxyActivities, setCurrentDetails, sleep, upsertMemo } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.js";
 import { DEFAULT_ACTOR_POLICY, actorInbox } from "./actor.js";
 
@@ -10,6 +10,10 @@ const { deliverWebhookBatch } = proxyActivities<Activities>({
   heartbeatTimeout: "10 seconds",
   retry: { maximumAttempts: 1 },
 });
+
+// A wake that came before a batch started is answered by that batch (it reads everything due): consumed
+// there, it no longer causes one more, empty batch after it. Actors that ran before this patch replay without.
+const WAKE_CONSUMED_BY_BATCH = "wake-consumed-by-batch";
 
 export interface WebhookEndpointInput {
   environmentId: string;
@@ -35,6 +39,8 @@ export async function webhookEndpointWorkflow(input: WebhookEndpointInput): Prom
   let failures = 0;
   for (;;) {
     if (inbox.historyFull()) return inbox.continueAsNew<[WebhookEndpointInput]>(input);
+    // wait(0) only reads and clears the wake flag: no timer, no command.
+    if (patched(WAKE_CONSUMED_BY_BATCH)) await inbox.wait(0);
     let r: Awaited<ReturnType<typeof deliverWebhookBatch>>;
     try {
       r = await deliverWebhookBatch(input);

@@ -423,7 +423,7 @@ describe("webhook delivery", () => {
     try {
       for (let i = 0; i < 60; i++) await emit(t, "user.updated", { id: randomUUID(), i });
       const { createDispatcher } = await import("../../src/outbox/dispatcher.js");
-      const ds = [1, 2, 3].map(() => createDispatcher(app.deps, { environmentIds: () => [t.environmentId] }));
+      const ds = [1, 2, 3].map(() => createDispatcher(app.deps));
       await Promise.all(ds.map((d) => d.drain()));
       const msgs = await messagesOf(hook.id);
       expect(msgs).toHaveLength(60);

@@ -30,7 +30,8 @@ let app: TestApp;
 let rx: Receiver;
 
 beforeAll(async () => {
-  app = await startTestApp({ webhooks });
+  // No dispatcher of the app's own: the test runs (and kills) its own worker and dispatcher.
+  app = await startTestApp({ webhooks }, { dispatcher: false });
   rx = await Receiver.start();
 }, 60_000);
 afterAll(async () => {
@@ -47,7 +48,7 @@ async function until(what: string, fn: () => Promise<boolean> | boolean, timeout
 }
 
 it("delivers every event to every subscribed endpoint exactly as recorded, across a receiver outage and a worker restart", async () => {
-  // A tenant this test's own worker and dispatcher serve (not the app's), on a task queue of their own.
+  // The app's database, served by this test's own worker and dispatcher on a task queue of their own.
   const t = await bootstrapTenant(app.db, { ownerEmail: `durable-${randomUUID()}@example.com` });
   const taskQueue = `webhooks-durability-${randomUUID()}`;
   const deps: Deps = { ...app.deps, flows: createFlows(app.temporal, taskQueue) };
@@ -62,7 +63,7 @@ it("delivers every event to every subscribed endpoint exactly as recorded, acros
       workflowBundle: bundle,
       deliverySlots: webhooks.deliverySlots,
     });
-  const newDispatcher = () => createDispatcher(deps, { environmentIds: () => [t.environmentId] });
+  const newDispatcher = () => createDispatcher(deps);
 
   const endpoints = [
     { path: "/d1", events: ["user.created", "user.updated"] },

@@ -2,8 +2,13 @@ import { inject } from "vitest";
 import "./provided-context.js";
 
 export interface TestEnv {
-  /** A fresh database of this test run: migrate it yourself; other test files share it. */
+  /**
+   * A fresh database of this test run, for tests without an app: migrate it yourself; other test files share
+   * it. A test app has a database of its own (TestApp.db), cloned from `templateDatabase`.
+   */
   databaseUrl: string;
+  /** The name of the migrated template database on the same server (no connections allowed: clone it). */
+  templateDatabase: string;
   redisUrl: string;
   temporalAddress: string;
 }
@@ -17,8 +22,9 @@ export function testEnv(): TestEnv {
   const databaseUrl = inject("TEST_DATABASE_URL");
   const redisUrl = inject("REDIS_URL");
   const temporalAddress = inject("TEMPORAL_ADDRESS");
-  if (!databaseUrl || !redisUrl || !temporalAddress) {
+  const templateDatabase = inject("TEST_TEMPLATE_DATABASE");
+  if (!databaseUrl || !templateDatabase || !redisUrl || !temporalAddress) {
     throw new Error("test servers were not provided: run tests with `npm test` (vitest.config.ts runs test/setup/global-setup.ts)");
   }
-  return { databaseUrl, redisUrl, temporalAddress };
+  return { databaseUrl, templateDatabase, redisUrl, temporalAddress };
 }

@@ -5,7 +5,7 @@ import { findFreePort } from "../../src/infra/ports.js";
 import { startTemporalDevServer } from "../../src/infra/temporal-dev-server.js";
 import "./provided-context.js";
 import { startTestRedis } from "./redis-server.js";
-import { createTestDatabase, startTestPostgres } from "./test-database.js";
+import { createTemplateDatabase, createTestDatabase, dropRunDatabases, startTestPostgres } from "./test-database.js";
 
 /**
  * Runs once per `vitest run`, in the main process, before any test file. Provides Postgres, Redis and
@@ -32,16 +32,35 @@ function onPath(command: string): string | undefined {
   }
 }
 
-async function provideDatabase(): Promise<{ url: string; stop: Stop }> {
+/**
+ * The run's database (shared by the test files that use no app) and beside it the migrated template that each
+ * test app's own database is cloned from (test/support/app.ts).
+ */
+async function provideDatabase(): Promise<{ url: string; template: string; stop: Stop }> {
   const serverUrl = process.env.DATABASE_URL;
+  let run: { url: string; stop: Stop };
   if (serverUrl) {
     const db = await createTestDatabase(serverUrl);
     say(`database: created ${new URL(db.url).pathname.slice(1)} on DATABASE_URL's server`);
-    return { url: db.url, stop: db.drop };
+    const stop = async () => {
+      try {
+        await dropRunDatabases(db.url); // the template, and app databases of a file that died before stopping its app
+      } finally {
+        await db.drop();
+      }
+    };
+    run = { url: db.url, stop };
+  } else {
+    run = await startTestPostgres(quiet);
+    say(`database: embedded Postgres at ${new URL(run.url).host}`);
   }
-  const pg = await startTestPostgres(quiet);
-  say(`database: embedded Postgres at ${new URL(pg.url).host}`);
-  return pg;
+  try {
+    const template = await createTemplateDatabase(run.url);
+    return { ...run, template };
+  } catch (err) {
+    await run.stop();
+    throw err;
+  }
 }
 
 async function provideRedis(): Promise<{ url: string; stop: Stop }> {
@@ -86,9 +105,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     throw new Error(`test setup failed:\n- ${failures.join("\n- ")}`);
   }
 
-  const [database, redis, temporal] = started; // all three fulfilled, in order
-  project.provide("TEST_DATABASE_URL", database!.url);
-  project.provide("REDIS_URL", redis!.url);
-  project.provide("TEMPORAL_ADDRESS", temporal!.url);
+  // All three fulfilled (checked above).
+  const value = <T>(r: PromiseSettledResult<T>) => (r as PromiseFulfilledResult<T>).value;
+  const [database, redis, temporal] = [value(results[0]), value(results[1]), value(results[2])];
+  project.provide("TEST_DATABASE_URL", database.url);
+  project.provide("TEST_TEMPLATE_DATABASE", database.template);
+  project.provide("REDIS_URL", redis.url);
+  project.provide("TEMPORAL_ADDRESS", temporal.url);
   return teardown;
 }

@@ -6,6 +6,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** A database created for this test run only (dropped at teardown). */
     TEST_DATABASE_URL: string;
+    /** The migrated template database on the same server, cloned into each test app's own database. */
+    TEST_TEMPLATE_DATABASE: string;
     REDIS_URL: string;
     /** host:port of a Temporal frontend serving the "default" namespace. */
     TEMPORAL_ADDRESS: string;

@@ -17,6 +17,7 @@ import { createWorkerPair, workflowsPath } from "../../src/temporal/worker.js";
 import { NativeConnection } from "@temporalio/worker";
 import type { Client } from "@temporalio/client";
 import { testEnv } from "../setup/env.js";
+import { cloneTemplateDatabase } from "../setup/test-database.js";
 
 export interface TestApp {
   baseUrl: string;
@@ -26,20 +27,17 @@ export interface TestApp {
   temporal: Client;
   config: Config;
   deps: Deps;
-  /**
-   * The webhook outbox dispatcher of this app (running unless startTestApp was told otherwise). It handles
-   * only the environments this app bootstrapped (plus those passed to `dispatchFor`): test files share one
-   * database, and another app could not open this app's sealed webhook secrets.
-   */
+  /** The webhook outbox dispatcher of this app (running unless startTestApp was told otherwise). */
   dispatcher: Dispatcher;
-  /** Lets this app's dispatcher handle an environment it did not bootstrap. */
-  dispatchFor(environmentId: string): void;
   /** A new tenant. Tenants made with the same ownerEmail share the owner's account (and so its member token). */
   bootstrap(opts?: Parameters<typeof bootstrapTenant>[1]): Promise<BootstrapResult>;
   stop(): Promise<void>;
 }
 
-/** Migrations run once per database: test files share one and migrate() holds an advisory lock. */
+/**
+ * The run's shared database, for tests that start no app (an app has its own: TestApp.db). Migrations run once
+ * per database: test files share this one and migrate() holds an advisory lock.
+ */
 export async function migratedDatabase(): Promise<Database> {
   const db = connectDatabase(testEnv().databaseUrl, { max: 10 });
   await migrate(db);
@@ -73,11 +71,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 /**
  * The whole service in this process: real Postgres, Redis and Temporal (workers on a task queue of its own
  * and on its webhook queue, as the worker role runs them), the dual HTTP/1.1 + h2c server on a random
- * loopback port.
+ * loopback port. Each app is a deployment of its own, as in production: its own database (cloned from the
+ * run's migrated template), sealing key, task queues and Redis prefix; so its dispatcher relays every event
+ * of its database, and no other app ever meets its sealed secrets.
  */
 export async function startTestApp(overrides: Partial<Config> = {}, opts: { dispatcher?: boolean } = {}): Promise<TestApp> {
-  const config = testConfig(overrides);
-  const db = await migratedDatabase();
+  const database = await cloneTemplateDatabase(testEnv().databaseUrl, testEnv().templateDatabase);
+  const config = testConfig({ databaseUrl: database.url, ...overrides });
+  const db = connectDatabase(database.url, { max: 10 });
   const store = await createStore(config.redisUrl, { keyPrefix: `test:${randomUUID()}:` });
   const temporal = await connectTemporalClient(config.temporalAddress!, config.temporalNamespace);
   const deps = buildDeps({ config, db, store, flows: createFlows(temporal, config.temporalTaskQueue) });
@@ -98,8 +99,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { disp
     ]),
   );
   const port = await server.listen(0, "127.0.0.1");
-  const environments = new Set<string>();
-  const dispatcher = createDispatcher(deps, { environmentIds: () => [...environments] });
+  const dispatcher = createDispatcher(deps);
   if (opts.dispatcher !== false) await dispatcher.start();
   return {
     baseUrl: `http://127.0.0.1:${port}`,
@@ -110,13 +110,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { disp
     config,
     deps,
     dispatcher,
-    dispatchFor: (environmentId) => void environments.add(environmentId),
-    async bootstrap(opts) {
-      const t = await bootstrapTenant(db, opts);
-      environments.add(t.environmentId);
-      environments.add(t.liveEnvironmentId);
-      return t;
-    },
+    bootstrap: (opts) => bootstrapTenant(db, opts),
     async stop() {
       await dispatcher.stop();
       await server.close();
@@ -126,6 +120,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { disp
       await temporal.connection.close();
       await store.close();
       await closeDatabase(db);
+      await database.drop();
     },
   };
 }

@@ -15,6 +15,9 @@ const histories = [
   "webhook-delivery-local-attempt.json",
   "webhook-endpoint.json",
   "webhook-endpoint-idle.json",
+  // Since the patch wake-consumed-by-batch: a wake is answered by the batch it precedes (3 batches, not 4).
+  "webhook-endpoint-wake-consumed.json",
+  "webhook-endpoint-wake-consumed-idle.json",
 ];
 
 it.each(histories)("replays %s deterministically", async (file) => {

@@ -5,15 +5,18 @@ import { toEvent, type EventRecord } from "./events.js";
 /**
  * Storage of the delivery engine: the outbox relay (events -> webhook_messages) and the attempts of the
  * delivery workflows (webhook_messages status, webhook_deliveries rows, webhooks failing/disabled state).
- * Every function names the environment it works in.
+ * Every function names the environment it works in, but the relay's claim and sweep: the relay serves every
+ * environment of the deployment's database.
  */
 
-/** Undispatched events, oldest first, locked so that concurrent dispatchers take disjoint batches. */
-export async function claimUndispatchedEvents(t: Queryable, limit: number, environmentIds?: string[]): Promise<EventRecord[]> {
+/**
+ * Undispatched events of every environment (the relay serves the whole deployment), oldest first, locked so
+ * that concurrent dispatchers take disjoint batches.
+ */
+export async function claimUndispatchedEvents(t: Queryable, limit: number): Promise<EventRecord[]> {
   const rows = await t.any(
-    `SELECT * FROM events WHERE dispatched_at IS NULL ${environmentIds ? "AND environment_id = ANY($2::uuid[])" : ""}
-     ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-    [limit, environmentIds ?? null],
+    `SELECT * FROM events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    [limit],
   );
   return rows.map(toEvent);
 }
@@ -103,43 +106,68 @@ export async function markWorkflowSeen(q: Queryable, environmentId: string, mess
   );
 }
 
-/** An endpoint as its actor sees it: whether it still exists and takes deliveries, and its environment's kind. */
-export async function findEndpointState(
-  q: Queryable,
-  environmentId: string,
-  webhookId: string,
-): Promise<{ enabled: boolean; environmentName: string } | null> {
+/** An endpoint as its actor's batch sees it: whether it takes deliveries, where to and signed with what. */
+export interface EndpointState {
+  enabled: boolean;
+  environmentName: "live" | "sandbox";
+  organizationId: string;
+  url: string;
+  secretSealed: string;
+}
+
+export async function findEndpointState(q: Queryable, environmentId: string, webhookId: string): Promise<EndpointState | null> {
   const r = await q.oneOrNone(
-    `SELECT w.enabled_at IS NOT NULL AS enabled, e.name AS environment_name FROM webhooks w JOIN environments e ON e.id = w.environment_id
+    `SELECT w.enabled_at IS NOT NULL AS enabled, w.url, w.secret_sealed, e.name AS environment_name, e.organization_id
+     FROM webhooks w JOIN environments e ON e.id = w.environment_id
      WHERE w.environment_id = $1 AND w.id = $2`,
     [environmentId, webhookId],
   );
-  return r ? { enabled: r.enabled, environmentName: r.environment_name } : null;
+  return r
+    ? { enabled: r.enabled, environmentName: r.environment_name, organizationId: r.organization_id, url: r.url, secretSealed: r.secret_sealed }
+    : null;
 }
 
 /** When a message of an actor's queue is due: its retry time, or its creation plus the schedule's first delay. */
 const DUE_AT = "coalesce(next_attempt_at, created_at + $3 * interval '1 millisecond')";
 
+/** A message as its batch holds it: the stored envelope is sent as is, so it is read once, here. */
+export interface ClaimedMessage {
+  id: string;
+  attempts: number;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * How long a claimed message is left to the batch that claimed it. One actor per endpoint runs one batch at a
+ * time, but a batch whose activity timed out (a missed heartbeat on a starved worker) may still be sending
+ * while the actor's next batch starts: that one must not take the messages still in flight. Longer than a
+ * batch's budget plus one request; a worker killed mid-batch delays its in-flight messages by at most this.
+ */
+const CLAIM_LEASE_MS = 60_000;
+
 /**
  * Takes an endpoint's due messages (oldest first, at most `limit`) into its actor's batch: marks them claimed
- * and seen. Only messages without a per-message workflow (workflow_started_at) belong to the actor.
+ * and seen. Only messages without a per-message workflow (workflow_started_at) belong to the actor, and not
+ * those another batch claimed within the lease (an attempt's outcome releases its claim). `exclude`: the
+ * batch's messages still in flight.
  */
 export async function claimDueMessages(
   q: Queryable,
-  o: { environmentId: string; webhookId: string; firstDelayMs: number; limit: number },
-): Promise<{ id: string; attempts: number }[]> {
+  o: { environmentId: string; webhookId: string; firstDelayMs: number; limit: number; exclude?: string[] },
+): Promise<ClaimedMessage[]> {
   const rows = await q.any(
     `UPDATE webhook_messages m SET batch_claimed_at = clock_timestamp(), workflow_seen_at = coalesce(m.workflow_seen_at, clock_timestamp())
      FROM (SELECT id FROM webhook_messages
            WHERE environment_id = $1 AND webhook_id = $2 AND status = 'pending' AND workflow_started_at IS NULL
-             AND ${DUE_AT} <= clock_timestamp()
+             AND ${DUE_AT} <= clock_timestamp() AND NOT (id = ANY($5::uuid[]))
+             AND (batch_claimed_at IS NULL OR batch_claimed_at < clock_timestamp() - $6::int * interval '1 millisecond')
            ORDER BY created_at, id LIMIT $4) due
      WHERE m.id = due.id
-     RETURNING m.id, m.attempts, m.created_at`,
-    [o.environmentId, o.webhookId, o.firstDelayMs, o.limit],
+     RETURNING m.id, m.attempts, m.created_at, m.payload`,
+    [o.environmentId, o.webhookId, o.firstDelayMs, o.limit, o.exclude ?? [], CLAIM_LEASE_MS],
   );
   rows.sort((a, b) => +a.created_at - +b.created_at || (a.id < b.id ? -1 : 1));
-  return rows.map((r) => ({ id: r.id, attempts: r.attempts }));
+  return rows.map((r) => ({ id: r.id, attempts: r.attempts, payload: r.payload }));
 }
 
 /** The batch is over: its messages are no longer in flight (those still pending wait for their retry). */
@@ -177,16 +205,14 @@ export async function endpointsWithUnseenMessages(
   q: Queryable,
   olderThanMs: number,
   limit: number,
-  environmentIds?: string[],
 ): Promise<{ environmentId: string; webhookId: string }[]> {
   const rows = await q.any(
     `SELECT DISTINCT environment_id, webhook_id FROM (
        SELECT environment_id, webhook_id FROM webhook_messages
        WHERE status = 'pending' AND workflow_seen_at IS NULL AND workflow_started_at IS NULL
          AND created_at < clock_timestamp() - $1 * interval '1 millisecond'
-         ${environmentIds ? "AND environment_id = ANY($3::uuid[])" : ""}
        ORDER BY created_at, id LIMIT $2) x`,
-    [olderThanMs, limit, environmentIds ?? null],
+    [olderThanMs, limit],
   );
   return rows.map((r) => ({ environmentId: r.environment_id, webhookId: r.webhook_id }));
 }
@@ -249,24 +275,59 @@ export interface AttemptRow {
 /** What an attempt looks like in the store until it is finished: a worker that dies mid-request leaves this. */
 export const INTERRUPTED_ATTEMPT_ERROR = "no response recorded: the attempt was interrupted (worker stopped)";
 
-/** Records an attempt before its request goes out; finishAttempt fills in the outcome. */
-export async function startAttempt(q: Queryable, a: AttemptRow): Promise<string> {
+/**
+ * Records an attempt before its request goes out (finishAttempt or recordDelivered fill in the outcome), but
+ * only while what the caller loaded still holds: the endpoint enabled with this URL and sealed secret, and
+ * (for an original delivery) the message still pending. Null when not: nothing is recorded or sent, and the
+ * caller reads again. Checking in the insert itself spares a read per attempt (a batch loads the endpoint
+ * and its messages once) without sending anything the endpoint no longer asks for.
+ */
+export async function startAttempt(q: Queryable, a: AttemptRow, current: { url: string; secretSealed: string; requirePending: boolean }): Promise<string | null> {
   const id = randomUUID();
-  await q.none(
+  const row = await q.oneOrNone(
     `INSERT INTO webhook_deliveries (id, environment_id, webhook_id, message_id, attempt, redelivery, request_url, request_headers,
        request_body, error, started_at, duration_ms)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0)`,
-    [id, a.environmentId, a.webhookId, a.messageId, a.attempt, a.redelivery, a.requestUrl, a.requestHeaders, a.requestBody, INTERRUPTED_ATTEMPT_ERROR, a.startedAt],
+     SELECT $1, m.environment_id, m.webhook_id, m.id, $5, $6, $7, $8, $9, $10, $11, 0
+     FROM webhook_messages m JOIN webhooks w ON w.id = m.webhook_id AND w.environment_id = m.environment_id
+     WHERE m.environment_id = $2 AND m.id = $4 AND m.webhook_id = $3 AND w.enabled_at IS NOT NULL
+       AND w.url = $7 AND w.secret_sealed = $12 AND (NOT $13 OR m.status = 'pending')
+     RETURNING id`,
+    [id, a.environmentId, a.webhookId, a.messageId, a.attempt, a.redelivery, a.requestUrl, a.requestHeaders, a.requestBody,
+      INTERRUPTED_ATTEMPT_ERROR, a.startedAt, current.secretSealed, current.requirePending],
   );
-  return id;
+  return row ? id : null;
 }
 
-export async function finishAttempt(
+export interface AttemptResult {
+  responseStatus: number | null;
+  responseBodyExcerpt: string | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/**
+ * A successful attempt, recorded in one round trip: the statements of lockWebhookForOutcome and finishAttempt, the
+ * message delivered (and out of its batch's claim), the endpoint no longer failing, in this order, sent as one simple query, which
+ * Postgres runs as one transaction. False when the endpoint is gone (deleted meanwhile, with these rows).
+ */
+export async function recordDelivered(
   q: Queryable,
-  environmentId: string,
-  deliveryId: string,
-  o: { responseStatus: number | null; responseBodyExcerpt: string | null; error: string | null; durationMs: number },
-): Promise<void> {
+  o: { environmentId: string; webhookId: string; messageId: string; deliveryId: string } & AttemptResult,
+): Promise<boolean> {
+  const [locked] = await q.multi(
+    `SELECT id FROM webhooks WHERE environment_id = $1 AND id = $2 FOR NO KEY UPDATE;
+     UPDATE webhook_deliveries SET response_status = $5, response_body_excerpt = $6, error = $7, duration_ms = $8
+       WHERE environment_id = $1 AND id = $4;
+     UPDATE webhook_messages SET status = 'delivered', attempts = attempts + 1, delivered_at = clock_timestamp(), next_attempt_at = NULL,
+       batch_claimed_at = NULL, updated_at = now() WHERE environment_id = $1 AND id = $3;
+     UPDATE webhooks SET failing_since = NULL WHERE environment_id = $1 AND id = $2 AND failing_since IS NOT NULL`,
+    [o.environmentId, o.webhookId, o.messageId, o.deliveryId, o.responseStatus, o.responseBodyExcerpt, o.error, o.durationMs],
+  );
+  return (locked?.length ?? 0) > 0;
+}
+
+/** Fills in a failed attempt's outcome (in the caller's outcome transaction). */
+export async function finishAttempt(q: Queryable, environmentId: string, deliveryId: string, o: AttemptResult): Promise<void> {
   await q.none(
     `UPDATE webhook_deliveries SET response_status = $3, response_body_excerpt = $4, error = $5, duration_ms = $6
      WHERE environment_id = $1 AND id = $2`,
@@ -286,19 +347,6 @@ export async function lockWebhookForOutcome(q: Queryable, environmentId: string,
   return row !== null;
 }
 
-/** A successful attempt: the message is delivered and its endpoint is no longer failing. */
-export async function markMessageDelivered(q: Queryable, environmentId: string, messageId: string, webhookId: string): Promise<void> {
-  await q.none(
-    `UPDATE webhook_messages SET status = 'delivered', attempts = attempts + 1, delivered_at = clock_timestamp(), next_attempt_at = NULL,
-       updated_at = now() WHERE environment_id = $1 AND id = $2`,
-    [environmentId, messageId],
-  );
-  await q.none(`UPDATE webhooks SET failing_since = NULL WHERE environment_id = $1 AND id = $2 AND failing_since IS NOT NULL`, [
-    environmentId,
-    webhookId,
-  ]);
-}
-
 /**
  * A failed attempt: counts it and schedules the next one (nextAttemptInMs), or fails the message when none
  * is left (null). A message already delivered (an earlier delivery, before a redelivery) stays delivered.
@@ -315,7 +363,7 @@ export async function markAttemptFailed(
     `UPDATE webhook_messages SET attempts = attempts + 1,
        status = CASE WHEN status = 'delivered' THEN status WHEN $3::int IS NULL THEN 'failed' ELSE 'pending' END,
        next_attempt_at = CASE WHEN $3::int IS NULL THEN NULL ELSE clock_timestamp() + $3::int * interval '1 millisecond' END,
-       updated_at = now()
+       batch_claimed_at = NULL, updated_at = now()
      WHERE environment_id = $1 AND id = $2`,
     [environmentId, messageId, nextAttemptInMs],
   );

@@ -47,7 +47,7 @@ export function listTokens(deps: Deps, environmentId: string, page: Page) {
   return tokens.listTokensPage(deps.db, environmentId, page);
 }
 
-/** Deletes a token and drops its cached principal, so it stops working at once on every replica. */
+/** Deletes a token and drops its cached principal, so it stops working at once here and within a second on every replica. */
 export async function deleteToken(deps: Deps, access: EnvironmentAccess, tokenId: string): Promise<void> {
   const hash = await audited(deps, access, async (t, record) => {
     const found = await tokens.lockToken(t, access.environmentId, tokenId);

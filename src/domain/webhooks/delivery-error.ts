@@ -6,6 +6,9 @@
  */
 export type DeliveryErrorCode = "connect_failed" | "tls_failed" | "timeout" | "destination_refused" | "interrupted" | `http_${number}`;
 
+/** The code of a request the destination policy refused at connect time (pinned-fetch.ts): nothing was sent. */
+export const DESTINATION_REFUSED = "EDESTINATION_REFUSED";
+
 /** Certificate verification failures: a TLS server answered but its certificate is not trusted for the host. */
 const CERTIFICATE_ERROR = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS_CERT_ALTNAME/;
 
@@ -14,6 +17,7 @@ export function deliveryErrorCode(err: unknown, cancelled: boolean): DeliveryErr
   const e = err as { name?: string; code?: string; cause?: { name?: string; code?: string } };
   if (e?.name === "TimeoutError" || e?.cause?.name === "TimeoutError" || e?.cause?.code === "UND_ERR_CONNECT_TIMEOUT") return "timeout";
   const code = e?.cause?.code ?? e?.code ?? "";
+  if (code === DESTINATION_REFUSED) return "destination_refused";
   if (CERTIFICATE_ERROR.test(code)) return "tls_failed";
   return "connect_failed";
 }

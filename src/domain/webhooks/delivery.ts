@@ -10,10 +10,9 @@ import {
   finishAttempt,
   lockWebhookForOutcome,
   markAttemptFailed,
-  markMessageDelivered,
   markWorkflowSeen,
+  recordDelivered,
   startAttempt,
-  type DeliveryTarget,
 } from "../../db/repositories/webhook-delivery.js";
 import type { EphemeralStore } from "../../store/store.js";
 import { envelopeBody } from "./messages.js";
@@ -23,8 +22,8 @@ import { signedHeaders } from "./signing.js";
 import { acquireDeliverySlots } from "./slots.js";
 import type { Logger } from "../../log.js";
 import { deliveryErrorCode, deliveryErrorDetail } from "./delivery-error.js";
-import { destinationRules, resolveDestination } from "./destination-policy.js";
-import { postPinned } from "./pinned-fetch.js";
+import { destinationRules } from "./destination-policy.js";
+import { pinnedClient, type PinnedClient } from "./pinned-fetch.js";
 
 export interface DeliveryDeps {
   db: Database;
@@ -93,12 +92,35 @@ export async function planDelivery(deps: DeliveryDeps, input: DeliveryInput): Pr
   };
 }
 
+/** Where and as what an attempt sends: its endpoint as loaded (once per batch, or per attempt), secret opened. */
+export interface AttemptEndpoint {
+  environmentId: string;
+  organizationId: string;
+  environmentName: "live" | "sandbox";
+  webhookId: string;
+  url: string;
+  secretSealed: string;
+  secret: string;
+}
+
+export function attemptEndpoint(deps: Pick<DeliveryDeps, "sealer">, e: Omit<AttemptEndpoint, "secret">): AttemptEndpoint {
+  const { environmentId, organizationId, environmentName, webhookId, url, secretSealed } = e;
+  return { environmentId, organizationId, environmentName, webhookId, url, secretSealed, secret: openWebhookSecret(deps.sealer, webhookId, secretSealed) };
+}
+
+/** The client an endpoint's requests go through: its connections reach only addresses the policy allowed. */
+export function endpointClient(deps: Pick<DeliveryDeps, "webhooks">, endpoint: AttemptEndpoint, connections = 1): PinnedClient {
+  return pinnedClient(endpoint.url, destinationRules(deps.webhooks, endpoint.environmentName), connections);
+}
+
+/** An attempt's outcome, or `changed`: the endpoint or message is no longer as loaded; nothing was sent. */
+export type SendOutcome = AttemptOutcome | { outcome: "changed" };
+
 /**
  * One delivery attempt of one message (an activity; never retried blindly, the workflow owns the schedule):
- * loads the message and its endpoint, stops if either is gone or disabled, takes an endpoint slot, signs
- * and POSTs the stored envelope, and records the attempt (before sending, then its outcome) and its effect
- * on the message and the endpoint. `attempt` is the workflow's attempt number (1-based); `nextDelayMs` the
- * schedule's delay before the next one, null when this is the last.
+ * loads the message and its endpoint, stops if either is gone or disabled, takes an endpoint slot, and sends
+ * it (sendAttempt). `attempt` is the workflow's attempt number (1-based); `nextDelayMs` the schedule's delay
+ * before the next one, null when this is the last.
  */
 export async function attemptDelivery(
   deps: DeliveryDeps,
@@ -106,99 +128,115 @@ export async function attemptDelivery(
   /** Aborts the request (the activity's cancellation: the worker is shutting down). */
   signal?: AbortSignal,
 ): Promise<AttemptOutcome> {
-  const target = await findDeliveryTarget(deps.db, input.environmentId, input.messageId);
-  if (!target) return { outcome: "stopped", reason: "missing" };
-  if (input.redelivery === 0 && target.status !== "pending") return { outcome: "stopped", reason: "done" };
-  if (!target.enabled) {
-    await endMessage(deps.db, target.environmentId, target.messageId, "cancelled");
-    return { outcome: "stopped", reason: "disabled" };
+  // `changed` here means a write between this read and the attempt's insert: read again (a few times at most).
+  for (let round = 0; round < 3; round++) {
+    const target = await findDeliveryTarget(deps.db, input.environmentId, input.messageId);
+    if (!target) return { outcome: "stopped", reason: "missing" };
+    if (input.redelivery === 0 && target.status !== "pending") return { outcome: "stopped", reason: "done" };
+    if (!target.enabled) {
+      await endMessage(deps.db, target.environmentId, target.messageId, "cancelled");
+      return { outcome: "stopped", reason: "disabled" };
+    }
+    const release = await acquireDeliverySlots(deps.store, deps.webhooks, target);
+    if (!release) return { outcome: "busy" };
+    const endpoint = attemptEndpoint(deps, target);
+    const client = endpointClient(deps, endpoint);
+    try {
+      const r = await sendAttempt(deps, endpoint, { id: target.messageId, payload: target.payload }, input, client, signal);
+      if (r.outcome !== "changed") return r;
+    } finally {
+      // Held until the outcome is stored, so that the attempts recorded as in flight never outnumber the
+      // slots (a freed slot may be taken at once, before this attempt's row says it ended).
+      await client.close();
+      await release();
+    }
   }
-  const release = await acquireDeliverySlots(deps.store, deps.webhooks, target);
-  if (!release) return { outcome: "busy" };
+  return { outcome: "busy" };
+}
 
+/**
+ * Sends one message to its endpoint through `client` and records it: the attempt's row before the request
+ * (a worker dying mid-request leaves it, with the "interrupted" error) — inserted only if the endpoint is
+ * still enabled with the URL and secret loaded and an original delivery's message still pending, else
+ * `changed` and nothing is sent —, then its outcome and its effect on the message and the endpoint. The
+ * caller holds the request slots (endpoint and environment) for the whole call. A success is two round
+ * trips to Postgres; a failure takes the transaction below.
+ */
+export async function sendAttempt(
+  deps: DeliveryDeps,
+  endpoint: AttemptEndpoint,
+  message: { id: string; payload: Record<string, unknown> },
+  input: { redelivery: number; attempt: number; nextDelayMs: number | null },
+  client: PinnedClient,
+  signal?: AbortSignal,
+): Promise<SendOutcome> {
+  const { environmentId, webhookId } = endpoint;
   let status: number | null = null;
   let excerpt: string | null = null;
   let error: string | null = null;
   let retryAfter: number | null = null;
-  let deliveryId: string;
   const startedAt = new Date();
   const t0 = performance.now();
+  const body = envelopeBody(message.payload, input.redelivery > 0);
+  const headers = {
+    "content-type": "application/json",
+    "user-agent": USER_AGENT,
+    ...signedHeaders(endpoint.secret, message.id, startedAt, body),
+  };
+  const deliveryId = await startAttempt(
+    deps.db,
+    { environmentId, webhookId, messageId: message.id, attempt: input.attempt, redelivery: input.redelivery > 0, requestUrl: endpoint.url, requestHeaders: headers, requestBody: body, startedAt },
+    { url: endpoint.url, secretSealed: endpoint.secretSealed, requirePending: input.redelivery === 0 },
+  );
+  if (!deliveryId) return { outcome: "changed" };
   try {
-    const body = envelopeBody(target.payload, input.redelivery > 0);
-    const secret = openWebhookSecret(deps.sealer, target.webhookId, target.secretSealed);
-    const headers = {
-      "content-type": "application/json",
-      "user-agent": USER_AGENT,
-      ...signedHeaders(secret, target.messageId, startedAt, body),
-    };
-    deliveryId = await startAttempt(deps.db, {
-      environmentId: target.environmentId,
-      webhookId: target.webhookId,
-      messageId: target.messageId,
-      attempt: input.attempt,
-      redelivery: input.redelivery > 0,
-      requestUrl: target.url,
-      requestHeaders: headers,
-      requestBody: body,
-      startedAt,
+    // The destination policy, again, on the addresses the host resolves to when a connection is made; the
+    // request goes over a connection to one of exactly those, so an excerpt only ever comes from an allowed one.
+    const res = await client.post({
+      headers,
+      body,
+      maxBytes: EXCERPT_BYTES,
+      signal: signal
+        ? AbortSignal.any([AbortSignal.timeout(deps.webhooks.requestTimeoutMs), signal])
+        : AbortSignal.timeout(deps.webhooks.requestTimeoutMs),
     });
-    // The destination policy, again, on the addresses the host resolves to now; the request connects to one
-    // of exactly those (DNS rebinding cannot slip through), so an excerpt only ever comes from an allowed one.
-    const destination = await resolveDestination(target.url, destinationRules(deps.webhooks, target.environmentName));
-    if (!destination.ok) {
-      error = "destination_refused";
-      deps.log?.warn("webhook destination refused", { webhookId: target.webhookId, messageId: target.messageId, reason: destination.reason });
-    } else {
-      try {
-        const res = await postPinned(target.url, destination.addresses, {
-          headers,
-          body,
-          maxBytes: EXCERPT_BYTES,
-          signal: signal
-            ? AbortSignal.any([AbortSignal.timeout(deps.webhooks.requestTimeoutMs), signal])
-            : AbortSignal.timeout(deps.webhooks.requestTimeoutMs),
-        });
-        status = res.status;
-        excerpt = res.excerpt;
-        if (status === 429 || status === 503) retryAfter = retryAfterMs(res.headers.get("retry-after"), deps.webhooks.retryAfterMaxMs);
-        if (status < 200 || status > 299) error = `http_${status}`;
-      } catch (err) {
-        error = deliveryErrorCode(err, signal?.aborted === true);
-        deps.log?.info("webhook delivery attempt failed", { webhookId: target.webhookId, messageId: target.messageId, error, detail: deliveryErrorDetail(err) });
-      }
-    }
-    const durationMs = Math.round(performance.now() - t0);
-    const ok = status !== null && status >= 200 && status <= 299;
-
-    return await deps.db.tx(async (t): Promise<AttemptOutcome> => {
-      // The webhook row first, as every writer does (see lockWebhookForOutcome).
-      if (!(await lockWebhookForOutcome(t, target.environmentId, target.webhookId))) return { outcome: "stopped", reason: "missing" };
-      await finishAttempt(t, target.environmentId, deliveryId, { responseStatus: status, responseBodyExcerpt: excerpt, error, durationMs });
-      if (ok) {
-        await markMessageDelivered(t, target.environmentId, target.messageId, target.webhookId);
-        return { outcome: "delivered", status: status! };
-      }
-      if (status === 410) {
-        await markAttemptFailed(t, target.environmentId, target.messageId, target.webhookId, null);
-        await disableEndpoint(t, target, "gone");
-        return { outcome: "stopped", reason: "gone" };
-      }
-      const delayMs = input.nextDelayMs === null ? null : (retryAfter ?? input.nextDelayMs);
-      const failingSince = await markAttemptFailed(t, target.environmentId, target.messageId, target.webhookId, delayMs);
-      const failingFor = Date.now() - new Date(failingSince).getTime();
-      if (failingFor >= disableAfterFailingMs(deps.webhooks, target.environmentName)) {
-        await endMessage(t, target.environmentId, target.messageId, "failed");
-        await disableEndpoint(t, target, "failing");
-        return { outcome: "stopped", reason: "failing" };
-      }
-      if (delayMs === null) return { outcome: "failed", status };
-      return { outcome: "retry", delayMs, status, retryAfter: retryAfter !== null };
-    });
-  } finally {
-    // Held until the outcome is stored, so that the attempts recorded as in flight never outnumber the
-    // slots (a freed slot may be taken at once, before this attempt's row says it ended).
-    await release();
+    status = res.status;
+    excerpt = res.excerpt;
+    if (status === 429 || status === 503) retryAfter = retryAfterMs(res.retryAfter, deps.webhooks.retryAfterMaxMs);
+    if (status < 200 || status > 299) error = `http_${status}`;
+  } catch (err) {
+    error = deliveryErrorCode(err, signal?.aborted === true);
+    const detail = { webhookId, messageId: message.id, error, detail: deliveryErrorDetail(err) };
+    if (error === "destination_refused") deps.log?.warn("webhook destination refused", detail);
+    else deps.log?.info("webhook delivery attempt failed", detail);
   }
+  const durationMs = Math.round(performance.now() - t0);
+  const result = { responseStatus: status, responseBodyExcerpt: excerpt, error, durationMs };
+
+  if (status !== null && status >= 200 && status <= 299) {
+    const found = await recordDelivered(deps.db, { environmentId, webhookId, messageId: message.id, deliveryId, ...result });
+    return found ? { outcome: "delivered", status } : { outcome: "stopped", reason: "missing" };
+  }
+  return deps.db.tx(async (t): Promise<AttemptOutcome> => {
+    // The webhook row first, as every writer does (see lockWebhookForOutcome).
+    if (!(await lockWebhookForOutcome(t, environmentId, webhookId))) return { outcome: "stopped", reason: "missing" };
+    await finishAttempt(t, environmentId, deliveryId, result);
+    if (status === 410) {
+      await markAttemptFailed(t, environmentId, message.id, webhookId, null);
+      await disableEndpoint(t, endpoint, "gone");
+      return { outcome: "stopped", reason: "gone" };
+    }
+    const delayMs = input.nextDelayMs === null ? null : (retryAfter ?? input.nextDelayMs);
+    const failingSince = await markAttemptFailed(t, environmentId, message.id, webhookId, delayMs);
+    const failingFor = Date.now() - new Date(failingSince).getTime();
+    if (failingFor >= disableAfterFailingMs(deps.webhooks, endpoint.environmentName)) {
+      await endMessage(t, environmentId, message.id, "failed");
+      await disableEndpoint(t, endpoint, "failing");
+      return { outcome: "stopped", reason: "failing" };
+    }
+    if (delayMs === null) return { outcome: "failed", status };
+    return { outcome: "retry", delayMs, status, retryAfter: retryAfter !== null };
+  });
 }
 
 /**
@@ -206,7 +244,11 @@ export async function attemptDelivery(
  * the environment's other endpoints subscribed to it) and its audit row with no actor, in the caller's
  * transaction. Nothing happens when it was already disabled.
  */
-async function disableEndpoint(t: Queryable, target: DeliveryTarget, reason: "gone" | "failing"): Promise<void> {
+async function disableEndpoint(
+  t: Queryable,
+  target: Pick<AttemptEndpoint, "environmentId" | "organizationId" | "webhookId">,
+  reason: "gone" | "failing",
+): Promise<void> {
   const before = await disableWebhookBySystem(t, target.environmentId, target.webhookId, reason);
   if (!before) return;
   const snapshot = {

@@ -7,19 +7,23 @@ import type { EphemeralStore } from "../../store/store.js";
  * at most `concurrencyPerEndpoint` requests to one endpoint (its receiver's load) and at most
  * `concurrencyPerEnvironment` for one environment over all its endpoints (so one tenant's slow or black-holed
  * endpoints cannot take every delivery slot of the workers, issue 10). They bound requests, not workflows:
- * whatever runs the attempts (a workflow per message today, an actor per endpoint later) takes the same
- * slots. A slot is a key with a TTL longer than any request, so a worker that dies holding one frees it by
- * expiry.
+ * whatever runs the attempts (a per-message workflow's attempt, a lane of an endpoint actor's batch) takes the
+ * same slots. A slot is a key with a TTL longer than what holds it (a request, or a lane for its batch), so a
+ * worker that dies holding one frees it by expiry.
  */
 export type ReleaseSlots = () => Promise<void>;
 
-/** Takes an endpoint slot and an environment slot; null (nothing held) when either is full. */
+/**
+ * Takes an endpoint slot and an environment slot; null (nothing held) when either is full. Held for one
+ * request (the default TTL) or, by a lane of an actor's batch, for the requests of the lane one after the
+ * other (`ttlSeconds` covering the batch): either way one slot pair is one request in flight at most.
+ */
 export async function acquireDeliverySlots(
   store: EphemeralStore,
   settings: Pick<WebhookSettings, "requestTimeoutMs" | "concurrencyPerEndpoint" | "concurrencyPerEnvironment">,
   target: { environmentId: string; webhookId: string },
+  ttlSeconds = Math.ceil(settings.requestTimeoutMs / 1000) + 15,
 ): Promise<ReleaseSlots | null> {
-  const ttlSeconds = Math.ceil(settings.requestTimeoutMs / 1000) + 15;
   // The endpoint first: it is the one that is usually full (a slow endpoint), and then the environment's
   // slots are not touched at all.
   const endpoint = await takeSlot(store, `webhook-slot:${target.webhookId}`, settings.concurrencyPerEndpoint, ttlSeconds);
@@ -71,4 +75,19 @@ export async function acquireBatchSlot(
   ttlSeconds: number,
 ): Promise<ReleaseSlots | null> {
   return takeSlot(store, `webhook-env-batch:${environmentId}`, batchLimits(settings).perEnvironment, ttlSeconds);
+}
+
+/**
+ * How many of the environment's batch slots are taken now (its endpoints' batches in flight, this one
+ * included): a batch runs at most its share of the environment's request slots, so that one endpoint's
+ * lanes, holding their slots for the batch, do not leave the tenant's other endpoints none.
+ */
+export async function batchesInFlight(
+  store: EphemeralStore,
+  settings: Pick<WebhookSettings, "maxRunningPerEndpoint" | "maxRunningPerEnvironment">,
+  environmentId: string,
+): Promise<number> {
+  const n = batchLimits(settings).perEnvironment;
+  const taken = await Promise.all(Array.from({ length: n }, (_, i) => store.get(`webhook-env-batch:${environmentId}:${i}`)));
+  return taken.filter((v) => v !== null).length;
 }
