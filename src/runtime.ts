@@ -84,6 +84,9 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
   // The slow parts of a start run side by side (docs/benchmarks.md, start-up): the workflow bundle (cached on
   // disk), the embedded Temporal dev server and the embedded Postgres. Each is awaited where it is needed; a
   // failure anywhere still stops whatever did start (the catch below waits for the Temporal start first).
+  // Before anything of the Temporal SDK runs (bundling creates its default runtime, whose logger prints INFO
+  // and whose signal handlers would race the bounded shutdown).
+  if (roles.worker) installTemporalRuntimeLogger(log, config.logLevel === "debug");
   const bundle = roles.worker ? cachedWorkflowBundle(workflowBundleCacheDir(config.dataDir), (m) => log.info(m)) : undefined;
   bundle?.catch(() => {}); // awaited (and so reported) by the worker's start
   const temporal = resolveTemporal(config, log, stops, retires);
@@ -126,7 +129,6 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
       log.info("api listening", { url: `http://${config.host}:${port}`, publicUrl: config.publicUrl });
     }
     if (roles.worker) {
-      installTemporalRuntimeLogger(log, config.logLevel === "debug");
       const address = temporalAddress;
       const worker = await startSupervisedWorker(
         async () =>

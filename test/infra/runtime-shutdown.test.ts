@@ -95,6 +95,9 @@ describe("stopping the runtime", () => {
     rt.child.kill("SIGTERM");
     expect(await exitWithin(rt, 10_000)).toEqual({ code: 0, signal: null });
     expect(rt.logs.some((l) => l.msg === "shut down")).toBe(true);
+    // The Temporal SDK logged through our JSON logger, level-filtered, from the first line on: its default
+    // runtime (plain "[INFO] ..." lines, and signal handlers of its own) was never created first.
+    expect(rt.plainLines.filter((l) => /^\S+ \[(TRACE|DEBUG|INFO|WARN|ERROR)\]/.test(l))).toEqual([]);
   }, 90_000);
 
   it("starts again on the same data dir after kill -9 of its whole process group", async () => {
