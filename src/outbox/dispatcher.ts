@@ -10,7 +10,7 @@ import {
   markEventsDispatched,
   newestActiveEncryptionKey,
   type NewMessage,
-} from "../db/repositories/webhook-delivery.js";
+} from "../db/repositories/webhook-outbox.js";
 import type { Deps } from "../domain/deps.js";
 import { encryptSensitiveFields } from "../domain/webhooks/encryption.js";
 import { buildEnvelope } from "../domain/webhooks/messages.js";

@@ -1,5 +1,5 @@
 import { CompactEncrypt, importSPKI, type CryptoKey } from "jose";
-import type { ActiveEncryptionKey } from "../../db/repositories/webhook-delivery.js";
+import type { ActiveEncryptionKey } from "../../db/repositories/webhook-outbox.js";
 
 /**
  * Encrypted payloads. When an environment has registered an encryption public key (WaaS delegated access,
