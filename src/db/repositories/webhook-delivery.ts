@@ -59,8 +59,9 @@ const CLAIM_LEASE_MS = 60_000;
 /**
  * Takes an endpoint's due messages (oldest first, at most `limit`) into its actor's batch: marks them claimed
  * and seen. Only messages without a per-message workflow (workflow_started_at) belong to the actor, and not
- * those another batch claimed within the lease (an attempt's outcome releases its claim). `exclude`: the
- * batch's messages still in flight.
+ * those another batch claimed within the lease (an attempt's outcome releases its claim). Rows another batch
+ * is claiming at this moment are skipped (SKIP LOCKED): without it, two concurrent claims read the same
+ * unclaimed rows and both take them. `exclude`: the batch's messages still in flight.
  */
 export async function claimDueMessages(
   q: Queryable,
@@ -72,7 +73,8 @@ export async function claimDueMessages(
            WHERE environment_id = $1 AND webhook_id = $2 AND status = 'pending' AND workflow_started_at IS NULL
              AND ${DUE_AT} <= clock_timestamp() AND NOT (id = ANY($5::uuid[]))
              AND (batch_claimed_at IS NULL OR batch_claimed_at < clock_timestamp() - $6::int * interval '1 millisecond')
-           ORDER BY created_at, id LIMIT $4) due
+           ORDER BY created_at, id LIMIT $4
+           FOR UPDATE SKIP LOCKED) due
      WHERE m.id = due.id
      RETURNING m.id, m.attempts, m.created_at, m.payload`,
     [o.environmentId, o.webhookId, o.firstDelayMs, o.limit, o.exclude ?? [], CLAIM_LEASE_MS],
