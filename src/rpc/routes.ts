@@ -2,13 +2,11 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { DescFile, DescService } from "@bufbuild/protobuf";
 import type { Deps } from "../domain/deps.js";
 import type { ApiModule } from "./module.js";
-import { environmentSettingsModule } from "./environment-settings/module.js";
 import { exportsModule } from "./exports/module.js";
 import { invitesModule } from "./invites/module.js";
 import { nameServicesModule } from "./name-services/module.js";
 import { oauthModule } from "./oauth/module.js";
 import { providersModule } from "./providers/module.js";
-import { tenancyModule } from "./tenancy/module.js";
 import { tokensModule } from "./tokens/module.js";
 import { usersModule } from "./users/module.js";
 import { waasModule } from "./waas/module.js";
@@ -25,14 +23,39 @@ import { exchangesModule } from "./exchanges/module.js";
 import { externalJwtModule } from "./external-jwt/module.js";
 import { gatesModule } from "./gates/module.js";
 import { globalWalletModule } from "./global-wallet/module.js";
+import { billingModule } from "./billing/module.js";
+import { chainsModule } from "./chains/module.js";
+import { customFieldsModule } from "./custom-fields/module.js";
+import { customHostnamesModule } from "./custom-hostnames/module.js";
+import { deeplinkUrlsModule } from "./deeplink-urls/module.js";
+import { embeddedWalletsModule } from "./embedded-wallets/module.js";
+import { environmentsModule } from "./environments/module.js";
+import { exchangeRatesModule } from "./exchange-rates/module.js";
+import { membersModule } from "./members/module.js";
+import { organizationsModule } from "./organizations/module.js";
+import { originsModule } from "./origins/module.js";
+import { projectsModule } from "./projects/module.js";
+import { sdkViewsModule } from "./sdk-views/module.js";
+import { ssoModule } from "./sso/module.js";
+import { testAccountsModule } from "./test-accounts/module.js";
 
-/** Every area of the API, in one place: the REST gateway, reflection and the tenancy tests walk this list. */
+/**
+ * Every capability of the API, in one place: the REST gateway, reflection and the tenancy tests walk this list.
+ * A capability has one name on every floor: proto/sigil/<name>/v0 (package sigil.<name>.v0), src/rpc/<name>
+ * and, where it has them, src/domain/<name> and src/db/repositories/<name>.ts (snake_case in proto).
+ */
 export const apiModules: readonly ApiModule[] = [
   tokensModule,
-  tenancyModule,
+  organizationsModule,
+  membersModule,
+  projectsModule,
+  environmentsModule,
   invitesModule,
   usersModule,
+  customFieldsModule,
   walletsModule,
+  embeddedWalletsModule,
+  chainsModule,
   waasModule,
   providersModule,
   allowlistsModule,
@@ -40,7 +63,14 @@ export const apiModules: readonly ApiModule[] = [
   exchangesModule,
   complianceModule,
   externalJwtModule,
-  environmentSettingsModule,
+  originsModule,
+  deeplinkUrlsModule,
+  sdkViewsModule,
+  customHostnamesModule,
+  testAccountsModule,
+  exchangeRatesModule,
+  billingModule,
+  ssoModule,
   nameServicesModule,
   globalWalletModule,
   customNetworksModule,

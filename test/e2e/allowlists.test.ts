@@ -3,7 +3,7 @@ import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AllowlistsService } from "../../src/gen/sigil/settings/v0/allowlists_service_pb.js";
+import { AllowlistsService } from "../../src/gen/sigil/allowlists/v0/allowlists_service_pb.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";

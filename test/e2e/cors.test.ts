@@ -30,7 +30,7 @@ describe("browsers: CORS and OPTIONS", () => {
   });
 
   it("answers a preflight on an RPC path with Connect's methods", async () => {
-    const res = await preflight("/sigil.settings.v0.AllowlistsService/ListAllowlists");
+    const res = await preflight("/sigil.allowlists.v0.AllowlistsService/ListAllowlists");
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-methods")).toBe("POST, GET, OPTIONS");
   });

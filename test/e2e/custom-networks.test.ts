@@ -7,7 +7,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAcceptableNetworkUrl } from "../../src/domain/custom-networks/service.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
-import { CustomNetworksService } from "../../src/gen/sigil/networks/v0/custom_networks_service_pb.js";
+import { CustomNetworksService } from "../../src/gen/sigil/custom_networks/v0/custom_networks_service_pb.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
 
@@ -249,12 +249,12 @@ describe("custom networks", () => {
     expect(created.customNetwork?.chainId).toBe(777n);
 
     const root = path.resolve(import.meta.dirname, "../..");
-    const def = protoLoader.loadSync(path.join(root, "proto/sigil/networks/v0/custom_networks_service.proto"), {
+    const def = protoLoader.loadSync(path.join(root, "proto/sigil/custom_networks/v0/custom_networks_service.proto"), {
       includeDirs: [path.join(root, "proto"), path.join(root, "node_modules/google-proto-files")],
       defaults: true,
     });
     const pkg = grpc.loadPackageDefinition(def) as any;
-    const raw = new pkg.sigil.networks.v0.CustomNetworksService(`127.0.0.1:${app.port}`, grpc.credentials.createInsecure());
+    const raw = new pkg.sigil.custom_networks.v0.CustomNetworksService(`127.0.0.1:${app.port}`, grpc.credentials.createInsecure());
     const meta = new grpc.Metadata();
     meta.set("authorization", `Bearer ${t.token}`);
     const list = await new Promise<any>((resolve, reject) =>

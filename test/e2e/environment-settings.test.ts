@@ -6,9 +6,9 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isOriginAllowed } from "../../src/domain/origins/service.js";
-import { OriginsService } from "../../src/gen/sigil/environments/v0/origins_service_pb.js";
+import { OriginsService } from "../../src/gen/sigil/origins/v0/origins_service_pb.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
-import { verifyTestAccountCode } from "../../src/domain/test-account/service.js";
+import { verifyTestAccountCode } from "../../src/domain/test-accounts/service.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { seedEnvironmentSettings } from "./support/seed-environment-settings.js";
 import { call } from "../support/http.js";
@@ -340,12 +340,12 @@ describe("exchange rates", () => {
 
 describe("over gRPC and Connect", () => {
   it("adds and lists origins with @grpc/grpc-js and the project's .proto files", async () => {
-    const def = protoLoader.loadSync(path.join(root, "proto", "sigil/environments/v0/origins_service.proto"), {
+    const def = protoLoader.loadSync(path.join(root, "proto", "sigil/origins/v0/origins_service.proto"), {
       includeDirs: [path.join(root, "proto"), path.join(root, "node_modules/google-proto-files")],
       defaults: true,
     });
     const pkg = grpc.loadPackageDefinition(def) as any;
-    const client = new pkg.sigil.environments.v0.OriginsService(`127.0.0.1:${app.port}`, grpc.credentials.createInsecure());
+    const client = new pkg.sigil.origins.v0.OriginsService(`127.0.0.1:${app.port}`, grpc.credentials.createInsecure());
     const meta = new grpc.Metadata();
     meta.set("authorization", `Bearer ${t.token}`);
     const unary = (method: string, req: unknown) =>

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ProvidersService } from "../../src/gen/sigil/settings/v0/providers_service_pb.js";
+import { ProvidersService } from "../../src/gen/sigil/providers/v0/providers_service_pb.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";

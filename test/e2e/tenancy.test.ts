@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MANAGEMENT_PERMISSIONS } from "../../src/domain/auth/permissions.js";
 import { environmentSigningKey } from "../../src/domain/environments/keys.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
-import { MembersService } from "../../src/gen/sigil/organizations/v0/members_service_pb.js";
+import { MembersService } from "../../src/gen/sigil/members/v0/members_service_pb.js";
 import { OrganizationsService } from "../../src/gen/sigil/organizations/v0/organizations_service_pb.js";
 import { ProjectsService } from "../../src/gen/sigil/projects/v0/projects_service_pb.js";
 import { startTestApp, type TestApp } from "../support/app.js";

@@ -3,7 +3,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
-import { CustomFieldsService } from "../../src/gen/sigil/users/v0/custom_fields_service_pb.js";
+import { CustomFieldsService } from "../../src/gen/sigil/custom_fields/v0/custom_fields_service_pb.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
 

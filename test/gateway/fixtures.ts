@@ -7,9 +7,9 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { DomainError, notFound, toConnectError } from "../../src/errors.js";
 import { createRestGateway } from "../../src/gateway/index.js";
 import { HttpBodySchema } from "../../src/gen/google/api/httpbody_pb.js";
-import { OauthService } from "../../src/gen/sigil/sdk/v0/oauth_service_pb.js";
-import { AllowlistsService } from "../../src/gen/sigil/settings/v0/allowlists_service_pb.js";
-import { ProvidersService } from "../../src/gen/sigil/settings/v0/providers_service_pb.js";
+import { OauthService } from "../../src/gen/sigil/oauth/v0/oauth_service_pb.js";
+import { AllowlistsService } from "../../src/gen/sigil/allowlists/v0/allowlists_service_pb.js";
+import { ProvidersService } from "../../src/gen/sigil/providers/v0/providers_service_pb.js";
 import { TokensService } from "../../src/gen/sigil/tokens/v0/tokens_service_pb.js";
 import { WalletsService } from "../../src/gen/sigil/wallets/v0/wallets_service_pb.js";
 

@@ -3,7 +3,7 @@ import { badRequest } from "../../errors.js";
 /**
  * Environment settings: one JSON document per environment with its sections (general, security, sdk, and
  * the published client's chains, design and privacy), in the JSON form of
- * sigil.projects.v0.EnvironmentSettings. A section given in an update replaces the stored one; sections
+ * sigil.environments.v0.EnvironmentSettings. A section given in an update replaces the stored one; sections
  * never stored read as the defaults below.
  */
 export type SettingsSection = "general" | "security" | "sdk" | "design" | "privacy";

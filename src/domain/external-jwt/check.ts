@@ -7,7 +7,7 @@ import { effectiveSettings } from "../environments/settings.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
 import { privateResolution } from "../webhooks/destination-policy.js";
 
-/** security.externalAuth of the environment settings document (sigil.projects.v0.ExternalAuthSettings). */
+/** security.externalAuth of the environment settings document (sigil.environments.v0.ExternalAuthSettings). */
 interface ExternalAuthSettings {
   enabled?: boolean;
   iss?: string;

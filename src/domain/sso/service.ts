@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { badRequest, conflict, notFound, unprocessable } from "../../errors.js";
-import * as repo from "../../db/repositories/sso-providers.js";
+import * as repo from "../../db/repositories/sso.js";
 import { isLoopbackHost } from "../hosts.js";
 import { audited } from "../audit/audit.js";
 import { normalizeHostname } from "../custom-hostnames/hostname.js";

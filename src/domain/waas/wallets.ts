@@ -7,7 +7,7 @@ import { badRequest, conflict, notFound, unprocessable } from "../../errors.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
-import { findOrCreateUser, parseIdentifier } from "../wallets/embedded.js";
+import { findOrCreateUser, parseIdentifier } from "../embedded-wallets/service.js";
 import { fromClientChain } from "./chain-names.js";
 import { evaluatePolicy } from "./policy.js";
 

@@ -1,5 +1,5 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { AllowlistsService } from "../../gen/sigil/settings/v0/allowlists_service_pb.js";
+import { AllowlistsService } from "../../gen/sigil/allowlists/v0/allowlists_service_pb.js";
 import type { AllowlistEntryRecord, AllowlistRecord } from "../../db/repositories/allowlists.js";
 import * as allowlists from "../../domain/allowlists/service.js";
 import type { Deps } from "../../domain/deps.js";

@@ -1,5 +1,5 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { ComplianceService } from "../../gen/sigil/settings/v0/compliance_service_pb.js";
+import { ComplianceService } from "../../gen/sigil/compliance/v0/compliance_service_pb.js";
 import type { ComplianceRecord } from "../../db/repositories/compliance.js";
 import * as compliance from "../../domain/compliance/service.js";
 import type { Deps } from "../../domain/deps.js";

@@ -1,7 +1,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { badRequest } from "../../errors.js";
-import { CustomNetworksService } from "../../gen/sigil/networks/v0/custom_networks_service_pb.js";
-import type { NativeCurrency } from "../../gen/sigil/networks/v0/custom_networks_pb.js";
+import { CustomNetworksService } from "../../gen/sigil/custom_networks/v0/custom_networks_service_pb.js";
+import type { NativeCurrency } from "../../gen/sigil/custom_networks/v0/custom_networks_pb.js";
 import type { CustomNetworkRecord } from "../../db/repositories/custom-networks.js";
 import type { Deps } from "../../domain/deps.js";
 import * as networks from "../../domain/custom-networks/service.js";

@@ -1,5 +1,5 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { ExchangesService } from "../../gen/sigil/settings/v0/exchanges_service_pb.js";
+import { ExchangesService } from "../../gen/sigil/exchanges/v0/exchanges_service_pb.js";
 import type { ExchangeRecord } from "../../db/repositories/exchanges.js";
 import type { Deps } from "../../domain/deps.js";
 import * as exchanges from "../../domain/exchanges/service.js";

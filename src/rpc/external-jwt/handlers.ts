@@ -1,5 +1,5 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { ExternalJwtService } from "../../gen/sigil/settings/v0/external_jwt_service_pb.js";
+import { ExternalJwtService } from "../../gen/sigil/external_jwt/v0/external_jwt_service_pb.js";
 import type { Deps } from "../../domain/deps.js";
 import { checkExternalJwt } from "../../domain/external-jwt/check.js";
 import { environmentOf } from "../tenant-context.js";

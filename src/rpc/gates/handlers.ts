@@ -1,6 +1,6 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { GatesService } from "../../gen/sigil/settings/v0/gates_service_pb.js";
-import type { GateRule } from "../../gen/sigil/settings/v0/gates_pb.js";
+import { GatesService } from "../../gen/sigil/gates/v0/gates_service_pb.js";
+import type { GateRule } from "../../gen/sigil/gates/v0/gates_pb.js";
 import type { GateRecord } from "../../db/repositories/gates.js";
 import type { Deps } from "../../domain/deps.js";
 import * as gates from "../../domain/gates/service.js";

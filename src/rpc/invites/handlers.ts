@@ -1,5 +1,5 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { InvitesService } from "../../gen/sigil/organizations/v0/invites_service_pb.js";
+import { InvitesService } from "../../gen/sigil/invites/v0/invites_service_pb.js";
 import type { InviteRecord } from "../../db/repositories/invites.js";
 import type { Deps } from "../../domain/deps.js";
 import * as invites from "../../domain/invites/service.js";

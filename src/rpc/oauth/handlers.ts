@@ -1,5 +1,5 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { OauthService } from "../../gen/sigil/sdk/v0/oauth_service_pb.js";
+import { OauthService } from "../../gen/sigil/oauth/v0/oauth_service_pb.js";
 import type { Deps } from "../../domain/deps.js";
 import { startOauthAuthorization } from "../../domain/oauth/authorize.js";
 import { publicEnvironmentOf } from "../tenant-context.js";

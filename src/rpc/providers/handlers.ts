@@ -1,6 +1,6 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { ProvidersService } from "../../gen/sigil/settings/v0/providers_service_pb.js";
-import { OauthAuthorizeHtmlRequestSchema } from "../../gen/sigil/sdk/v0/oauth_service_pb.js";
+import { ProvidersService } from "../../gen/sigil/providers/v0/providers_service_pb.js";
+import { OauthAuthorizeHtmlRequestSchema } from "../../gen/sigil/oauth/v0/oauth_service_pb.js";
 import type { ProviderRecord } from "../../db/repositories/providers.js";
 import type { Deps } from "../../domain/deps.js";
 import * as providers from "../../domain/providers/service.js";

@@ -7,7 +7,7 @@ import type { Deps } from "../../domain/deps.js";
 import * as tokens from "../../domain/tokens/service.js";
 import { str, ts } from "../mappers.js";
 import { pageOf } from "../paging.js";
-import { callerPermissions } from "../tenancy/caller.js";
+import { callerPermissions } from "./caller.js";
 import { environmentOf, accountOf } from "../tenant-context.js";
 
 function toToken(t: TokenRecord, rawToken = "") {

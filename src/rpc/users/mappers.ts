@@ -4,33 +4,8 @@ import type { SessionRecord } from "../../db/repositories/users.js";
 import type { UserAggregateRecord as UserAggregate } from "../../db/repositories/user-aggregate.js";
 import type { UserView } from "../../domain/users/service.js";
 import { str, ts } from "../mappers.js";
+import { toCustomField } from "../custom-fields/mappers.js";
 import { toWallet } from "../wallets/mappers.js";
-
-/** The spec's custom field (also the items of a User's missingFields). */
-export function toCustomField(f: CustomFieldRecord) {
-  return {
-    id: f.id,
-    name: f.name,
-    required: f.required,
-    enabled: f.enabled,
-    unique: f.unique,
-    verify: f.verify,
-    type: f.type,
-    validationRules: {
-      unique: f.unique,
-      regex: str(f.regex),
-      validOptions: f.validOptions.map((o) => ({ label: o.label })),
-      checkboxText: str(f.checkboxText),
-    },
-    validationType: f.validationType,
-    key: f.name,
-    fieldType: f.validationType,
-    label: str(f.label),
-    position: f.position,
-    createdAt: ts(f.createdAt),
-    updatedAt: ts(f.updatedAt),
-  };
-}
 
 export function toSession(s: SessionRecord) {
   return { id: s.id, createdAt: ts(s.createdAt), ipAddress: str(s.ipAddress), userAgent: str(s.userAgent), revokedAt: ts(s.revokedAt) };
