@@ -2,7 +2,9 @@
  * `npm run bench:profile`: one case under load with the api process started under `node --cpu-prof`, then
  * the profile's summary (where the api process spends its CPU). BENCH_PROFILE_CASE=get|connect|list (default
  * get; connect is GetUser over the Connect protocol with a JSON body),
- * BENCH_SECONDS long (default 10), 10 connections. The .cpuprofile stays in BENCH_PROFILE_DIR for a flame
+ * BENCH_SECONDS long (default 10), 10 connections. BENCH_PROFILE_TARGET=baseline profiles the bare node:http
+ * baseline doing the same work instead (bench/baseline/http-server.ts; the get and list cases), to compare
+ * where each spends its time. The .cpuprofile stays in BENCH_PROFILE_DIR for a flame
  * graph (open it in Chrome DevTools or speedscope).
  */
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
@@ -10,11 +12,12 @@ import os from "node:os";
 import path from "node:path";
 import { seconds } from "./support/env.js";
 import { httpLoad } from "./support/load.js";
-import { startSigil, type Running } from "./support/processes.js";
+import { startBaseline, startSigil, type Running } from "./support/processes.js";
 import { summarise } from "./support/profile-summary.js";
 import { seedTenant } from "./support/seed.js";
 
 const which = process.env.BENCH_PROFILE_CASE ?? "get";
+const baseline = process.env.BENCH_PROFILE_TARGET === "baseline";
 const dir = process.env.BENCH_PROFILE_DIR ?? path.join(os.tmpdir(), "sigil-profile");
 const port = Number(process.env.BENCH_PORT ?? 18180);
 rmSync(dir, { recursive: true, force: true });
@@ -25,7 +28,8 @@ const running: Running[] = [];
 try {
   running.push(await startSigil("worker", port + 10));
   const spawned = Date.now();
-  const api = await startSigil("api", port, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+  const profiled = ["--cpu-prof", `--cpu-prof-dir=${dir}`];
+  const api = baseline ? await startBaseline("http-server.ts", port, port, profiled) : await startSigil("api", port, profiled);
   running.push(api);
   const url =
     which === "list"
@@ -39,7 +43,7 @@ try {
   await httpLoad({ url, headers, ...post, connections: 10, seconds: 1 });
   const measured = Date.now();
   const r = await httpLoad({ url, headers, ...post, connections: 10, seconds });
-  console.log(`${which}: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.failed}`);
+  console.log(`${baseline ? "baseline " : ""}${which}: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.failed}`);
   await api.stop();
   const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
   if (!file) throw new Error(`no profile written in ${dir}`);

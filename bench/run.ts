@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: each case of the request path beside a bare baseline doing the same work, measured in the
- * same run, back to back, with the ratio Sigil / baseline. Loopback only; every case runs BENCH_SECONDS
+ * same run, taking turns (BENCH_ROUNDS, default 4), with the ratio Sigil / baseline. Loopback only; every case runs BENCH_SECONDS
  * (default 10) and so does its baseline.
  *
  *   REST GET user          GET /api/v0/environments/{env}/users/{id}   vs bare node:http, same work
@@ -35,15 +35,45 @@ const auth = { authorization: `Bearer ${token}` };
 const running: Running[] = [];
 const rows: string[] = [];
 
-/** A load run against one server, with the server process's CPU time per answered request (µs). */
-async function measured(server: Running, run: () => Promise<Result>): Promise<Result & { cpuUs?: number }> {
-  const before = cpuSeconds(server.child);
-  const r = await run();
-  const after = cpuSeconds(server.child);
-  return { ...r, cpuUs: before !== undefined && after !== undefined && r.ok ? Math.round(((after - before) * 1e6) / r.ok) : undefined };
+/** Turns the baseline and Sigil take per case; each turn runs BENCH_SECONDS / ROUNDS. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+
+type Measured = Result & { cpuUs?: number };
+
+/**
+ * One case: the baseline and Sigil take turns (ROUNDS short runs each, alternating), so a change in the
+ * shared machine's load during the case falls on both sides alike; run back to back as two long runs, the
+ * ratio moved by 20 points between identical runs. Per side: requests per second over all its turns, the
+ * mean of the turns' p50, the worst turn's p99, and the server process's CPU time per answered request (µs).
+ */
+async function paired(bareServer: Running, sigilServer: Running, run: (server: Running, seconds: number) => Promise<Result>): Promise<[Measured, Measured]> {
+  const turns: [Result[], Result[]] = [[], []];
+  const cpu = [0, 0];
+  let cpuKnown = true;
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const [side, server] of [bareServer, sigilServer].entries()) {
+      const before = cpuSeconds(server.child);
+      turns[side]!.push(await run(server, seconds / ROUNDS));
+      const after = cpuSeconds(server.child);
+      if (before === undefined || after === undefined) cpuKnown = false;
+      else cpu[side]! += after - before;
+    }
+  }
+  const summary = (rs: Result[], cpuSec: number): Measured => {
+    const ok = rs.reduce((n, r) => n + r.ok, 0);
+    return {
+      rps: Math.round(rs.reduce((n, r) => n + r.rps, 0) / rs.length),
+      p50: Math.round(rs.reduce((n, r) => n + r.p50, 0) / rs.length),
+      p99: Math.max(...rs.map((r) => r.p99)),
+      ok,
+      failed: rs.reduce((n, r) => n + r.failed, 0),
+      cpuUs: cpuKnown && ok ? Math.round((cpuSec * 1e6) / ok) : undefined,
+    };
+  };
+  return [summary(turns[0], cpu[0]!), summary(turns[1], cpu[1]!)];
 }
 
-function row(name: string, sigil: Result & { cpuUs?: number }, bare: Result & { cpuUs?: number }) {
+function row(name: string, [bare, sigil]: [Measured, Measured]) {
   const ratio = bare.rps ? sigil.rps / bare.rps : 0;
   const cpu = sigil.cpuUs && bare.cpuUs ? `${sigil.cpuUs} / ${bare.cpuUs} = ${((bare.cpuUs / sigil.cpuUs) * 100).toFixed(0)} %` : "-";
   const line = `| ${name} | ${sigil.rps} | ${sigil.p50} | ${sigil.p99} | ${bare.rps} | ${bare.p50} | ${bare.p99} | ${(ratio * 100).toFixed(0)} % | ${cpu} | ${sigil.failed + bare.failed} |`;
@@ -68,27 +98,20 @@ try {
   console.log("| case | Sigil req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | Sigil / baseline | server CPU µs/req, Sigil / baseline = baseline÷Sigil | errors |");
   console.log("|---|---|---|---|---|---|---|---|---|---|");
   if (cases.has("rest")) {
-    const bare = await measured(http, () => httpLoad({ url: http.base + get, headers: auth, connections, seconds }));
-    const s = await measured(sigil, () => httpLoad({ url: sigil.base + get, headers: auth, connections, seconds }));
-    row("REST GET user vs node:http", s, bare);
+    row("REST GET user vs node:http", await paired(http, sigil, (server, s) => httpLoad({ url: server.base + get, headers: auth, connections, seconds: s })));
   }
   if (cases.has("connect")) {
     const body = JSON.stringify({ environmentId: env, userId });
     const headers = { ...auth, "content-type": "application/json" };
-    const bare = await measured(http, () => httpLoad({ url: `${http.base}/get-user`, method: "POST", headers, body, connections, seconds }));
-    const s = await measured(sigil, () => httpLoad({ url: `${sigil.base}/sigil.users.v0.UsersService/GetUser`, method: "POST", headers, body, connections, seconds }));
-    row("Connect JSON GetUser vs node:http", s, bare);
+    // The baseline's twin of the Connect call takes the same JSON body at /get-user.
+    const path = (server: Running) => (server === http ? "/get-user" : "/sigil.users.v0.UsersService/GetUser");
+    row("Connect JSON GetUser vs node:http", await paired(http, sigil, (server, s) => httpLoad({ url: server.base + path(server), method: "POST", headers, body, connections, seconds: s })));
   }
   if (cases.has("grpc")) {
-    const load = (base: string) => grpcLoad({ base, environmentId: env, userId, token, connections, seconds, generators: grpcGenerators });
-    const bare = await measured(grpc, () => load(grpc.base));
-    const s = await measured(sigil, () => load(sigil.base));
-    row("gRPC GetUser vs @grpc/grpc-js", s, bare);
+    row("gRPC GetUser vs @grpc/grpc-js", await paired(grpc, sigil, (server, s) => grpcLoad({ base: server.base, environmentId: env, userId, token, connections, seconds: s, generators: grpcGenerators })));
   }
   if (cases.has("list")) {
-    const bare = await measured(http, () => httpLoad({ url: http.base + list, headers: auth, connections, seconds }));
-    const s = await measured(sigil, () => httpLoad({ url: sigil.base + list, headers: auth, connections, seconds }));
-    row(`list 100 of ${users} users vs node:http`, s, bare);
+    row(`list 100 of ${users} users vs node:http`, await paired(http, sigil, (server, s) => httpLoad({ url: server.base + list, headers: auth, connections, seconds: s })));
   }
   console.log("\nMachine load from other processes moves absolute numbers; compare the ratios.");
 } finally {

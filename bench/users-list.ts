@@ -15,6 +15,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { userListSql, userListStatement, type UserListQuery } from "../src/db/repositories/user-aggregate.js";
 import { EXACT_UP_TO } from "../src/domain/users/list-count.js";
+import { NODE_FLAGS } from "./support/processes.js";
 import { seedTenant } from "./support/seed.js";
 
 const { DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS } = process.env;
@@ -62,7 +63,7 @@ for (const s of scenarios) {
   }
 }
 
-const server = spawn(process.execPath, [path.join(root, "bin/sigil.js"), "start", "dev"], {
+const server = spawn(process.execPath, [...NODE_FLAGS, path.join(root, "bin/sigil.js"), "start", "dev"], {
   env: { ...process.env, PORT: String(port), LOG_LEVEL: "warn", SIGIL_RATE_LIMIT_PER_MINUTE: "0", SIGIL_DATA_DIR: path.join(os.tmpdir(), "sigil-bench") },
   stdio: ["ignore", "inherit", "inherit"],
 });

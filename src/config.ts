@@ -27,6 +27,12 @@ export interface Config {
   sealingKeys: { id: string; key: Buffer }[];
   maxBodyBytes: number;
   rateLimitPerMinute: number;
+  /**
+   * SIGIL_DIRECT_UNARY (default true): unary calls over Connect and gRPC are answered by
+   * src/server/direct-unary/; false hands every RPC to connect-node's own protocol handlers (the same
+   * interceptors and handlers either way).
+   */
+  directUnary: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   webhooks: WebhookSettings;
   /** Bounds of the public SDK publish-events operation (src/domain/events/publish-limits.ts). */
@@ -261,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sealingKeys: sealingKeys(env, dataDir),
     maxBodyBytes: int("SIGIL_MAX_BODY_BYTES", 1024 * 1024, env),
     rateLimitPerMinute: int("SIGIL_RATE_LIMIT_PER_MINUTE", 6000, env),
+    directUnary: bool("SIGIL_DIRECT_UNARY", true, env),
     logLevel,
     webhooks: webhookSettings(env),
     sdkEvents: {

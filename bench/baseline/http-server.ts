@@ -46,3 +46,6 @@ http
     route(req, res).catch((err: unknown) => send(res, err instanceof BareError ? err.status : 500, { error: String(err) }));
   })
   .listen(Number(process.env.PORT), "127.0.0.1");
+
+// A normal exit on SIGTERM, so `node --cpu-prof` writes its profile (bench/profile.ts, BENCH_PROFILE_TARGET=baseline).
+process.on("SIGTERM", () => process.exit(0));

@@ -1,8 +1,7 @@
-import { type JsonValue, type Message } from "@bufbuild/protobuf";
-import { reflect } from "@bufbuild/protobuf/reflect";
+import type { DescField } from "@bufbuild/protobuf";
 import { HttpBodySchema, type HttpBody } from "../gen/google/api/httpbody_pb.js";
 import { methodRules } from "../rpc/method-options.js";
-import { presentMessage } from "./present.js";
+import { presentFieldJson, presentJson } from "./present.js";
 import { resolveFieldPath, type Route } from "./rules.js";
 
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
@@ -15,48 +14,51 @@ export interface Rendered {
 }
 
 /**
- * Turns a handler's response message into the REST answer: the status declared on the RPC
- * (`success_status`, 200 by default), only the `response_body` field when the rule names one, raw bytes for
- * google.api.HttpBody (HTML pages and the like) and the presented JSON otherwise.
+ * Turns a handler's result (a response message or its init shape, see present.ts) into the REST answer: the
+ * status declared on the RPC (`success_status`, 200 by default), only the `response_body` field when the rule
+ * names one, raw bytes for google.api.HttpBody (HTML pages and the like) and the presented JSON otherwise.
  */
-export function renderSuccess(route: Route, output: Message): Rendered {
+export function renderSuccess(route: Route, output: unknown): Rendered {
   const status = methodRules(route.method).successStatus || 200;
   if (status === 204) return { status, headers: {} };
 
   const schema = route.method.output;
   if (route.responseBody === "") {
-    if (schema.typeName === HttpBodySchema.typeName) return httpBody(status, output as HttpBody);
-    return json(status, presentMessage(schema, output));
+    if (schema.typeName === HttpBodySchema.typeName) return httpBody(status, output as Partial<HttpBody>);
+    return json(status, presentJson(schema, output));
   }
 
   // Walk the response_body path; the last field is what the client gets.
   const fields = resolveFieldPath(schema, route.responseBody, route.template);
-  let r = reflect(schema, output);
+  let parent = output;
   for (const f of fields.slice(0, -1)) {
-    if (f.fieldKind !== "message" || !r.isSet(f)) return json(status, null);
-    r = r.get(f);
+    parent = fieldValue(parent, f);
+    if (f.fieldKind !== "message" || parent === undefined) return json(status, "null");
   }
   const leaf = fields[fields.length - 1];
-  if (leaf.fieldKind === "message") {
-    if (leaf.message.typeName === HttpBodySchema.typeName) {
-      // An unset page is an empty one rather than a JSON null in an HTML response.
-      return httpBody(status, r.isSet(leaf) ? (r.get(leaf).message as HttpBody) : undefined);
-    }
-    if (!r.isSet(leaf)) return json(status, null);
-    const sub = r.get(leaf);
-    return json(status, presentMessage(sub.desc, sub.message));
+  if (leaf.fieldKind === "message" && leaf.message.typeName === HttpBodySchema.typeName) {
+    // An unset page is an empty one rather than a JSON null in an HTML response.
+    return httpBody(status, fieldValue(parent, leaf) as Partial<HttpBody> | undefined);
   }
-  // Lists, maps and scalars: present the parent and pick the field, so list items get the same treatment.
-  const parent = presentMessage(r.desc, r.message);
-  const value = parent !== null && typeof parent === "object" && !Array.isArray(parent) ? parent[leaf.jsonName] : undefined;
-  return json(status, value === undefined ? (leaf.fieldKind === "list" ? [] : null) : value);
+  const text = presentFieldJson(leaf, parent);
+  return json(status, text ?? (leaf.fieldKind === "list" ? "[]" : "null"));
 }
 
-function json(status: number, value: JsonValue): Rendered {
-  return { status, headers: { "content-type": JSON_CONTENT_TYPE }, body: JSON.stringify(value) };
+/** A field's value on a message or init shape: plain properties, oneof members under their group. */
+function fieldValue(message: unknown, field: DescField): unknown {
+  const m = (message ?? {}) as Record<string, unknown>;
+  if (field.oneof) {
+    const group = m[field.oneof.localName] as { case?: string; value?: unknown } | undefined;
+    return group?.case === field.localName ? group.value : undefined;
+  }
+  return m[field.localName];
 }
 
-function httpBody(status: number, body: HttpBody | undefined): Rendered {
+function json(status: number, body: string): Rendered {
+  return { status, headers: { "content-type": JSON_CONTENT_TYPE }, body };
+}
+
+function httpBody(status: number, body: Partial<HttpBody> | undefined): Rendered {
   return {
     status,
     headers: { "content-type": body?.contentType || "application/octet-stream" },

@@ -1,7 +1,7 @@
 import type http from "node:http";
 import type http2 from "node:http2";
 import { createContextValues, createRouterTransport, type ConnectRouter } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { compressionBrotli, compressionGzip, connectNodeAdapter } from "@connectrpc/connect-node";
 import { file_health_v1_health } from "../gen/health/v1/health_pb.js";
 import type { Deps } from "../domain/deps.js";
 import { createRestGateway } from "../gateway/index.js";
@@ -12,6 +12,7 @@ import { apiFiles, apiServices, createApiRoutes } from "../rpc/routes.js";
 import { clientIpKey } from "../rpc/context.js";
 import { withCors } from "./cors.js";
 import { createInProcessTransport } from "./in-process-transport.js";
+import { createDirectUnaryHandler } from "./direct-unary/index.js";
 
 export interface ReadinessCheck {
   name: string;
@@ -20,6 +21,9 @@ export interface ReadinessCheck {
 
 type Req = http.IncomingMessage | http2.Http2ServerRequest;
 type Res = http.ServerResponse | http2.Http2ServerResponse;
+
+/** Answers at least this long are compressed when the caller accepts it (connect-node's default). */
+const COMPRESS_MIN_BYTES = 1024;
 
 /** A check that has not answered by then counts as failed: /healthz answers fast even when a dependency hangs. */
 export const CHECK_TIMEOUT_MS = 1_500;
@@ -79,17 +83,30 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
     return gateway.allowedMethods(path);
   };
 
+  const acceptCompression = [compressionGzip, compressionBrotli];
+  const contextValues = (req: { socket?: { remoteAddress?: string } | null }) => {
+    const values = createContextValues();
+    values.set(clientIpKey, req.socket?.remoteAddress ?? "");
+    return values;
+  };
   const adapter = connectNodeAdapter({
     routes,
     interceptors,
     // The adapter's response type omits write(); ours writes through writeHead/end only.
     fallback: (req, res) => fallback(req, res as Res),
     readMaxBytes: deps.config.maxBodyBytes,
-    contextValues: (req) => {
-      const values = createContextValues();
-      values.set(clientIpKey, req.socket?.remoteAddress ?? "");
-      return values;
-    },
+    acceptCompression,
+    compressMinBytes: COMPRESS_MIN_BYTES,
+    contextValues,
   });
-  return withCors(adapter, allowedMethods);
+  if (!deps.config.directUnary) return withCors(adapter, allowedMethods);
+  const directUnary = createDirectUnaryHandler({
+    services: apiServices,
+    transport,
+    readMaxBytes: deps.config.maxBodyBytes,
+    acceptCompression,
+    compressMinBytes: COMPRESS_MIN_BYTES,
+    contextValues,
+  });
+  return withCors((req, res) => directUnary(req, res) || adapter(req, res), allowedMethods);
 }

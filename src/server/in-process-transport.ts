@@ -1,5 +1,6 @@
-import { create, isMessage, type DescMessage, type DescMethodUnary, type MessageInitShape } from "@bufbuild/protobuf";
+import { create, isMessage, type DescMessage, type DescMethodUnary, type Message, type MessageInitShape } from "@bufbuild/protobuf";
 import {
+  Code,
   ConnectError,
   createContextValues,
   createHandlerContext,
@@ -7,19 +8,24 @@ import {
   createServiceImplSpec,
   type ConnectRouter,
   type ContextValues,
+  type HandlerContext,
   type Interceptor,
   type MethodImplSpec,
   type Transport,
+  type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
-import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
 
 /**
- * The REST gateway's way into the RPC handlers: a Transport that calls the registered implementation of a
- * unary RPC directly, through the same interceptors and with the same handler context as Connect, gRPC and
- * gRPC-Web (Connect's own invokeUnaryImplementation), but without encoding the request to bytes and parsing
- * it back, nor the response. createRouterTransport did both, which cost a REST call about a fifth of its CPU
- * (docs/benchmarks.md, 2026-11-23). Streaming calls, which REST does not route, go to `fallback`.
+ * The way into the RPC handlers for the REST gateway and for the direct unary answers of Connect and gRPC
+ * (src/server/direct-unary/): a Transport that calls the registered implementation of a unary RPC directly,
+ * through the same interceptors and with the same kind of handler context as connect-node's handlers, but
+ * without encoding the request to bytes and parsing it back, nor the response. createRouterTransport did
+ * both, which cost a REST call about a fifth of its CPU (docs/benchmarks.md, 2026-11-23). The response is
+ * the handler's own result, a message or its init shape: each caller builds only what it writes (the REST
+ * JSON straight from the result, src/gateway/present.ts; the protocol's message otherwise). Interceptors see
+ * that result as `res.message`, and none reads it (they act on requests, errors and headers). Streaming
+ * calls go to `fallback`.
  */
 export function createInProcessTransport(routes: (router: ConnectRouter) => void, interceptors: Interceptor[], fallback: Transport): Transport {
   const specs = new Map<DescMethodUnary, Extract<MethodImplSpec, { kind: "unary" }>>();
@@ -64,11 +70,12 @@ export function createInProcessTransport(routes: (router: ConnectRouter) => void
       });
       const message = isMessage(input, method.input) ? input : create(method.input, input);
       try {
-        const output = await invokeUnaryImplementation(spec, context, message, interceptors);
+        const output = await invokeUnary(spec, context, message, interceptors);
         return { stream: false, service: method.parent, method, header: context.responseHeader, trailer: context.responseTrailer, message: output as never };
       } catch (err) {
         // Over the wire a client sees the handler's response headers and trailers with the error; so here.
-        const ce = ConnectError.from(err);
+        // As connect's own handlers: only a ConnectError speaks; anything else is an internal error.
+        const ce = err instanceof ConnectError ? err : new ConnectError("internal error", Code.Internal, undefined, undefined, err);
         for (const h of [context.responseHeader, context.responseTrailer]) h.forEach((v, k) => ce.metadata.has(k) || ce.metadata.set(k, v));
         throw ce;
       }
@@ -77,4 +84,45 @@ export function createInProcessTransport(routes: (router: ConnectRouter) => void
     },
     stream: (...args) => fallback.stream(...args),
   };
+}
+
+/**
+ * Connect's invokeUnaryImplementation (@connectrpc/connect/protocol) without its last step, `create` of the
+ * output: the same request and response the interceptors see, the handler called with the context merged
+ * with what interceptors changed, response headers and trailers copied back.
+ */
+async function invokeUnary(
+  spec: Extract<MethodImplSpec, { kind: "unary" }>,
+  context: HandlerContext,
+  input: Message,
+  interceptors: Interceptor[],
+): Promise<unknown> {
+  const service = spec.method.parent;
+  let next: UnaryFn = async (req) => {
+    const output = await spec.impl(req.message as never, { ...context, service: req.service, requestHeader: req.header, signal: req.signal, values: req.contextValues });
+    return { stream: false, service, method: spec.method, header: context.responseHeader, trailer: context.responseTrailer, message: output as Message };
+  };
+  for (let i = interceptors.length - 1; i >= 0; i--) next = interceptors[i](next as never) as UnaryFn;
+  const res = await next({
+    stream: false,
+    service,
+    method: spec.method,
+    requestMethod: context.requestMethod,
+    url: context.url,
+    signal: context.signal,
+    header: context.requestHeader,
+    contextValues: context.values,
+    message: input,
+  });
+  copyHeaders(res.header, context.responseHeader);
+  copyHeaders(res.trailer, context.responseTrailer);
+  return res.message;
+}
+
+type UnaryFn = (req: UnaryRequest) => Promise<UnaryResponse>;
+
+function copyHeaders(from: Headers, to: Headers): void {
+  if (from === to) return;
+  for (const key of [...to.keys()]) to.delete(key);
+  from.forEach((value, key) => to.set(key, value));
 }

@@ -61,6 +61,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     sealingKeys: [{ id: "test", key: randomBytes(32) }],
     maxBodyBytes: 64 * 1024,
     rateLimitPerMinute: 100_000,
+    directUnary: true,
     logLevel: "silent",
     webhooks: DEFAULT_WEBHOOK_SETTINGS,
     sdkEvents: DEFAULT_SDK_EVENT_LIMITS,
