@@ -2,7 +2,7 @@ import { loadConfig } from "./config.js";
 import { startRuntime } from "./runtime.js";
 
 /**
- * `tsx src/main.ts [dev|api|worker]`: dev (the default, what `npm start` runs) serves the API and runs the
+ * `node --import tsx src/main.ts [dev|api|worker]`: dev (the default, what `npm start` runs) serves the API and runs the
  * worker in one process on the embedded defaults; api and worker are the production roles.
  */
 const mode = process.argv[2] ?? "dev";

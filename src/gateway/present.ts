@@ -20,13 +20,35 @@ import { fieldRules } from "../rpc/method-options.js";
  * `toJson(create(...))` plus the presence rules, on random messages of every response type.
  */
 export function presentJson(schema: DescMessage, value: unknown): string {
-  return messageWriter(schema)(value);
+  return messageWriter(schema, REST)(value);
 }
 
 /** The JSON text of one field of `parent`, or undefined where the field is left out. */
 export function presentFieldJson(field: DescField, parent: unknown): string | undefined {
-  return fieldWriter(field)(parent as Fields);
+  return fieldWriter(field, REST)(parent as Fields);
 }
+
+/**
+ * Proto3's canonical JSON of a message or its init shape, exactly as protobuf-es's `toJsonString` writes it
+ * with its default options (fields in number order, zero values of implicit fields left out), for the
+ * Connect protocol's JSON answers (src/server/direct-unary/connect.ts): the same compiled writer, without
+ * building the message first. test/gateway/present.test.ts holds it to toJsonString byte for byte.
+ */
+export function protoJson(schema: DescMessage, value: unknown): string {
+  return messageWriter(schema, PROTO3)(value);
+}
+
+/** Which presence rules a writer follows: the REST documents' (see presentJson) or proto3 JSON's. */
+interface Style {
+  /** Implicit-presence zeros, empty lists and maps are written (REST) or left out (proto3). */
+  writeZeros: boolean;
+  /** Unset `nullable` message fields are null (REST) or left out (proto3). */
+  nullables: boolean;
+  messages: WeakMap<DescMessage, Write>;
+  fields: WeakMap<DescField, WriteField>;
+}
+const REST: Style = { writeZeros: true, nullables: true, messages: new WeakMap(), fields: new WeakMap() };
+const PROTO3: Style = { writeZeros: false, nullables: false, messages: new WeakMap(), fields: new WeakMap() };
 
 type Fields = Record<string, unknown>;
 /** A message's or a value's JSON text. */
@@ -34,24 +56,21 @@ type Write = (value: unknown) => string;
 /** A field's JSON text read off its message, or undefined to leave the field out. */
 type WriteField = (message: Fields) => string | undefined;
 
-const messageWriters = new WeakMap<DescMessage, Write>();
-const fieldWriters = new WeakMap<DescField, WriteField>();
-
-function messageWriter(desc: DescMessage): Write {
-  let write = messageWriters.get(desc);
+function messageWriter(desc: DescMessage, style: Style): Write {
+  let write = style.messages.get(desc);
   if (write) return write;
   if (hasCustomJsonRepresentation(desc)) {
     write = wellKnownWriter(desc);
-    messageWriters.set(desc, write);
+    style.messages.set(desc, write);
     return write;
   }
   // Registered before the fields compile, so a recursive type finds itself.
   let body: Write = () => "{}";
   write = (value) => body(value);
-  messageWriters.set(desc, write);
+  style.messages.set(desc, write);
   const fields = desc.fields.concat().sort((a, b) => a.number - b.number);
   const keys = fields.map((f) => JSON.stringify(f.jsonName) + ":");
-  const writers = fields.map(fieldWriter);
+  const writers = fields.map((f) => fieldWriter(f, style));
   body = (value) => {
     const m = (value ?? {}) as Fields;
     let out = "{";
@@ -64,40 +83,42 @@ function messageWriter(desc: DescMessage): Write {
   return write;
 }
 
-function fieldWriter(field: DescField): WriteField {
-  let write = fieldWriters.get(field);
+function fieldWriter(field: DescField, style: Style): WriteField {
+  let write = style.fields.get(field);
   if (!write) {
-    write = compileField(field);
-    fieldWriters.set(field, write);
+    write = compileField(field, style);
+    style.fields.set(field, write);
   }
   return write;
 }
 
-function compileField(field: DescField): WriteField {
+function compileField(field: DescField, style: Style): WriteField {
   const local = field.localName;
   switch (field.fieldKind) {
     case "list": {
-      const item = field.listKind === "message" ? messageFieldValue(field.message, isStructField(field), false) : singularValue(field);
+      const item = field.listKind === "message" ? messageFieldValue(field.message, isStructField(field), false, style) : singularValue(field);
+      const empty = style.writeZeros ? "[]" : undefined;
       return (m) => {
         const list = m[local] as unknown[] | undefined;
-        if (!list || list.length === 0) return "[]";
+        if (!list || list.length === 0) return empty;
         let out = "[";
         for (let i = 0; i < list.length; i++) out += (i ? "," : "") + item(list[i]);
         return out + "]";
       };
     }
     case "map": {
-      const entry = field.mapKind === "message" ? messageFieldValue(field.message, isStructField(field), false) : singularValue(field);
+      const entry = field.mapKind === "message" ? messageFieldValue(field.message, isStructField(field), false, style) : singularValue(field);
+      const empty = style.writeZeros ? "{}" : undefined;
       return (m) => {
         const map = m[local] as Fields | undefined;
         let out = "{";
         if (map) for (const key of Object.keys(map)) out += (out.length > 1 ? "," : "") + JSON.stringify(key) + ":" + entry(map[key]);
-        return out + "}";
+        return out.length > 1 ? out + "}" : empty;
       };
     }
     case "message": {
-      const value = messageFieldValue(field.message, isStructField(field), !field.oneof && isWrapperDesc(field.message));
-      const absent = fieldRules(field)?.nullable ? "null" : undefined;
+      const value = messageFieldValue(field.message, isStructField(field), !field.oneof && isWrapperDesc(field.message), style);
+      const absent = style.nullables && fieldRules(field)?.nullable ? "null" : undefined;
       if (field.oneof) {
         const group = field.oneof.localName;
         return (m) => {
@@ -118,16 +139,38 @@ function compileField(field: DescField): WriteField {
         };
       }
       if (field.presence !== IMPLICIT) return (m) => (m[local] === undefined ? undefined : value(m[local]));
-      // Implicit presence: an absent value is the zero value. "" is left out; other zeros are written.
-      if (field.fieldKind === "scalar" && field.scalar === ScalarType.STRING) {
-        return (m) => {
-          const s = m[local];
-          return s === undefined || s === "" ? undefined : JSON.stringify(s);
-        };
+      // Implicit presence: an absent value is the zero value. "" is always left out (the spec omits absent
+      // text); other zeros are written for REST and left out in proto3 JSON.
+      const isZero = zeroTest(field);
+      if (!style.writeZeros || (field.fieldKind === "scalar" && field.scalar === ScalarType.STRING)) {
+        return (m) => (isZero(m[local]) ? undefined : value(m[local]));
       }
       const zero = value(field.fieldKind === "enum" ? field.enum.values[0].number : scalarZero(field.scalar));
       return (m) => (m[local] === undefined ? zero : value(m[local]));
     }
+  }
+}
+
+/** Whether an implicit field's value (undefined in an init shape) is its zero value, as protobuf-es decides. */
+function zeroTest(field: DescField & { fieldKind: "scalar" | "enum" }): (v: unknown) => boolean {
+  if (field.fieldKind === "enum") {
+    const zero = field.enum.values[0].number;
+    return (v) => v === undefined || v === zero;
+  }
+  switch (field.scalar) {
+    case ScalarType.STRING:
+      return (v) => v === undefined || v === "";
+    case ScalarType.BOOL:
+      return (v) => v === undefined || v === false;
+    case ScalarType.BYTES:
+      return (v) => v === undefined || (v as Uint8Array).byteLength === 0;
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT:
+      // -0 is not the zero value in proto3 JSON (it is written).
+      return (v) => v === undefined || Object.is(v, 0);
+    default:
+      // 0, 0n and "0" alike.
+      return (v) => v === undefined || v == 0;
   }
 }
 
@@ -140,10 +183,10 @@ function isStructField(field: DescField): boolean {
 }
 
 /** The writer of a message-typed value as the field holds it (a Struct's JSON, a wrapper's scalar, a message). */
-function messageFieldValue(desc: DescMessage, structAsJson: boolean, unwrapped: boolean): Write {
+function messageFieldValue(desc: DescMessage, structAsJson: boolean, unwrapped: boolean, style: Style): Write {
   if (structAsJson) return (v) => JSON.stringify(v);
   if (unwrapped) return scalarValue(desc.fields[0].scalar!);
-  return messageWriter(desc);
+  return messageWriter(desc, style);
 }
 
 function wellKnownWriter(desc: DescMessage): Write {

@@ -3,6 +3,7 @@ import {
   isFieldSet,
   ScalarType,
   toJson,
+  toJsonString,
   type DescField,
   type DescMessage,
   type JsonObject,
@@ -11,7 +12,7 @@ import {
 } from "@bufbuild/protobuf";
 import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
-import { presentFieldJson, presentJson } from "../../src/gateway/present.js";
+import { presentFieldJson, presentJson, protoJson } from "../../src/gateway/present.js";
 import { fieldRules } from "../../src/rpc/method-options.js";
 import { apiServices } from "../../src/rpc/routes.js";
 
@@ -39,6 +40,23 @@ describe("REST presentation", () => {
         for (const [form, value] of [["init", init], ["message", message]] as const) {
           const actual = JSON.parse(presentJson(schema, value)) as JsonValue;
           if (!deepEqual(actual, expected)) mismatches.push(`${schema.typeName} (${form}, run ${run}): ${JSON.stringify(actual)} != ${JSON.stringify(expected)}`);
+        }
+      }
+    }
+    expect(mismatches.slice(0, 5)).toEqual([]);
+  });
+
+  it(`writes proto3 JSON byte for byte as toJsonString does, from the message or its init shape (seed ${SEED})`, () => {
+    const random = mulberry32(SEED + 1);
+    const mismatches: string[] = [];
+    for (const schema of schemas) {
+      for (let run = 0; run < RUNS; run++) {
+        const init = randomInit(schema, random, 0);
+        const message = create(schema, init as never);
+        const expected = toJsonString(schema, message);
+        for (const [form, value] of [["init", init], ["message", message]] as const) {
+          const actual = protoJson(schema, value);
+          if (actual !== expected) mismatches.push(`${schema.typeName} (${form}, run ${run}): ${actual} != ${expected}`);
         }
       }
     }
@@ -221,7 +239,7 @@ function randomItem(f: DescField, random: () => number, depth: number): unknown 
       return Uint8Array.from({ length: Math.floor(random() * 5) }, () => Math.floor(random() * 256));
     case ScalarType.DOUBLE:
     case ScalarType.FLOAT:
-      return [0, 1.5, -2, 1e21, NaN, Infinity][Math.floor(random() * 6)];
+      return [0, -0, 1.5, -2, 1e21, NaN, Infinity][Math.floor(random() * 7)];
     default:
       if (isLong(scalar)) return BigInt(Math.floor(random() * 1e6)) * (scalar === ScalarType.UINT64 || scalar === ScalarType.FIXED64 ? 1n : -1n);
       return Math.floor(random() * 1000) * (scalar === ScalarType.UINT32 || scalar === ScalarType.FIXED32 ? 1 : -1);

@@ -1,4 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { DescMessage } from "@bufbuild/protobuf";
 import { compressionNegotiate, mergeNonProtocolHeaders, readAllBytes } from "@connectrpc/connect/protocol";
 import {
   codeToHttpStatus,
@@ -12,6 +13,7 @@ import {
   parseTimeout,
   trailerMux,
 } from "@connectrpc/connect/protocol-connect";
+import { protoJson } from "../../gateway/present.js";
 import { nodeHeaders, toMessage, type UnaryCall } from "./call.js";
 
 /**
@@ -24,7 +26,7 @@ export async function answerConnectUnary({ req, res, method, binary, serializati
   const compression = compressionNegotiate(opts.acceptCompression, header.get(headerUnaryEncoding), header.get(headerUnaryAcceptEncoding), headerUnaryAcceptEncoding);
   let status = 200;
   let responseHeader: Headers;
-  let body: Uint8Array;
+  let body: Uint8Array | string;
   try {
     if (compression.error) throw compression.error;
     if (timeout.error) throw timeout.error;
@@ -32,7 +34,7 @@ export async function answerConnectUnary({ req, res, method, binary, serializati
     if (compression.request) bytes = await compression.request.decompress(bytes, opts.readMaxBytes);
     const input = serialization.getI(binary).parse(bytes);
     const r = await opts.transport.unary(method, signal, timeout.timeoutMs, header, input, opts.contextValues(req));
-    body = serialization.getO(binary).serialize(toMessage(method.output, r.message));
+    body = binary ? serialization.getO(true).serialize(toMessage(method.output, r.message)) : jsonText(method.output, r.message);
     responseHeader = hasAny(r.trailer) ? trailerMux(r.header, r.trailer) : r.header;
     responseHeader.set("content-type", binary ? contentTypeUnaryProto : contentTypeUnaryJson);
   } catch (e) {
@@ -43,14 +45,29 @@ export async function answerConnectUnary({ req, res, method, binary, serializati
     if (!error.isWireError) mergeNonProtocolHeaders(responseHeader, error.metadata);
     body = errorToJsonBytes(error, undefined);
   }
-  if (compression.response && body.byteLength >= opts.compressMinBytes) {
-    body = await compression.response.compress(body);
+  let length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
+  if (compression.response && length >= opts.compressMinBytes) {
+    body = await compression.response.compress(typeof body === "string" ? Buffer.from(body) : body);
+    length = body.byteLength;
     responseHeader.set(headerUnaryEncoding, compression.response.name);
   }
-  responseHeader.set(headerUnaryContentLength, String(body.byteLength));
+  responseHeader.set(headerUnaryContentLength, String(length));
   if (res.destroyed || res.writableEnded) return;
   res.writeHead(status, nodeHeaders(responseHeader));
   res.end(body);
+}
+
+/**
+ * A JSON answer: the handler's result written as proto3 JSON straight from the result (as connect's JSON
+ * serialization would write its message, errors as internal), and kept as text, which node sends together
+ * with the status line and headers.
+ */
+function jsonText(schema: DescMessage, result: unknown): string {
+  try {
+    return protoJson(schema, result);
+  } catch (e) {
+    throw ConnectError.from(e, Code.Internal);
+  }
 }
 
 function hasAny(headers: Headers): boolean {
