@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, type AddressInfo, type Socket } from "node:net";
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,6 +24,15 @@ function start(...args: Parameters<typeof startRuntimeProcess>): RuntimeProcess 
   const rt = startRuntimeProcess(...args);
   running.push(rt);
   return rt;
+}
+
+/** Whether something accepts TCP connections on a loopback port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("error", () => resolve(false));
+  });
 }
 
 /** Resolves with the exit, or "still running" after ms. */
@@ -58,6 +67,20 @@ afterAll(async () => {
 }, 30_000);
 
 describe("stopping the runtime", () => {
+  it("SIGTERM to `npm start` stops the service gracefully, embedded children and all", async () => {
+    const rt = start(await tempDir(), await freeRuntimePorts(), { npmStart: true });
+    await waitHealthy(rt);
+    rt.child.kill("SIGTERM");
+    expect(await exitWithin(rt, 15_000)).toMatchObject({ code: 0 });
+    // The service itself got the signal (npm's shell execs node, so npm's forwarding reaches it) ...
+    expect(rt.logs.some((l) => l.msg === "shut down")).toBe(true);
+    // ... and nothing it started outlives it.
+    const stillUp = await fetch(`${rt.baseUrl}/healthz`).then(() => true, () => false);
+    expect(stillUp).toBe(false);
+    expect(await listening(rt.ports.postgres)).toBe(false);
+    expect(await listening(rt.ports.temporal)).toBe(false);
+  }, 60_000);
+
   it("exits 0 within 10 s of SIGTERM while webhook deliveries to a black hole are backed up", async () => {
     const rt = start(await tempDir(), await freeRuntimePorts(), {
       // Deliveries wait on the black hole for their whole timeout; the dispatcher polls often.
