@@ -147,10 +147,13 @@ async function serve(
   const { route, pathParams } = match;
   const body = route.body === "" ? undefined : await readJsonBody(req, maxBodyBytes);
   const input = buildRequestMessage(route, { pathParams, query, body });
-  // The in-process transport serializes the message, which turns an unpaired surrogate into U+FFFD before
-  // the validation interceptor sees it; so the same text check also runs here, on what the caller wrote.
-  const unsafe = unsafeTextViolations(route.method.input, input);
-  if (unsafe.length) throw toConnectError(validationError(unsafe));
+  // Unary calls hand this message object to the validation interceptor as it is. A server stream goes
+  // through bytes (the in-process transport's fallback), which turns an unpaired surrogate into U+FFFD
+  // before that interceptor sees it; so for those the text check runs here, on what the caller wrote.
+  if (route.method.methodKind === "server_streaming") {
+    const unsafe = unsafeTextViolations(route.method.input, input);
+    if (unsafe.length) throw toConnectError(validationError(unsafe));
+  }
 
   let requestId: string | null = null;
   const passedOn: Record<string, string> = {};

@@ -9,8 +9,7 @@ import { principalKey, requestIdKey, type TokenPrincipal } from "../context.js";
 import { methodRules } from "../method-options.js";
 import { tenancyKey, type Tenancy } from "../tenant-context.js";
 import { tenantPlanOf, type TenantPlan } from "../tenant-rules.js";
-import { unsafeTextViolations } from "../text-safety.js";
-import { validateMessage, validationError } from "../validation.js";
+import { firstMessage } from "./first-message.js";
 
 /**
  * Resolves and checks, once per call, the tenant the RPC declares (TenantRule in options.proto) and puts it
@@ -28,29 +27,13 @@ export function tenancyInterceptor(deps: { db: Queryable }): Interceptor {
     // Only Sigil's own services have tenants; grpc.health and reflection are public by construction.
     if (!req.service.typeName.startsWith("sigil.")) return next(req);
     const plan = tenantPlanOf(req.method);
-    let message: Message;
-    if (req.stream) {
-      // Server streams: the one request message is read here (and validated, as the validation
-      // interceptor does for unary calls) and handed on unchanged.
-      const it = req.message[Symbol.asyncIterator]();
-      const first = await it.next();
-      message = first.value as Message;
-      if (!first.done) {
-        const violations = [...unsafeTextViolations(req.method.input, message), ...validateMessage(req.method.input, message as never)];
-        if (violations.length) throw validationError(violations);
-      }
-      req = { ...req, message: replay(first, it) };
-    } else {
-      message = req.message as Message;
-    }
+    let message: Message | undefined;
+    if (req.stream) ({ message, req } = await firstMessage(req));
+    else message = req.message as Message;
     const caller: Caller = { method: req.method, requestId: req.contextValues.get(requestIdKey), principal: req.contextValues.get(principalKey) };
-    req.contextValues.set(tenancyKey, await resolveTenancy(deps.db, plan, message as unknown as Record<string, unknown>, caller));
+    req.contextValues.set(tenancyKey, await resolveTenancy(deps.db, plan, (message ?? {}) as unknown as Record<string, unknown>, caller));
     return next(req);
   };
-}
-
-async function* replay<T>(first: IteratorResult<T>, rest: AsyncIterator<T>): AsyncIterable<T> {
-  for (let r = first; !r.done; r = await rest.next()) yield r.value;
 }
 
 /** What resolution needs to know about the call. */
