@@ -25,9 +25,10 @@ module.exports = {
       severity: "error",
       comment:
         "Domain code declares what it needs (src/domain/deps.ts) and is handed it: it does not reach into the " +
-        "Temporal workflows/activities/worker, the process wiring or the infrastructure supervisors.",
+        "Temporal workflows/activities/worker, the process wiring, the infrastructure supervisors or the " +
+        "messaging adapters (mail, SMS: the domain sees their interfaces in deps.ts).",
       from: { path: "^src/domain/" },
-      to: { path: "^src/(workflows|activities|temporal|infra)/|^src/(runtime|main|cli)[.]ts$" },
+      to: { path: "^src/(workflows|activities|temporal|infra|messaging)/|^src/(runtime|main|cli)[.]ts$" },
     },
     {
       name: "db-is-the-bottom",

@@ -37,7 +37,27 @@ export interface Config {
   webhooks: WebhookSettings;
   /** Bounds of the public SDK publish-events operation (src/domain/events/publish-limits.ts). */
   sdkEvents: SdkEventLimits;
+  /**
+   * SIGIL_CORS_ORIGIN_CACHE_MS (default 5000): how long an api process reuses an environment's registered
+   * origins for the CORS answers of /api/v0/sdk/{environmentId}/... (src/server/sdk-origins.ts); an origin
+   * added or removed takes effect on every process within this time.
+   */
+  corsOriginCacheMs: number;
+  /** One-time codes by e-mail and SMS: where they are sent, how often (src/domain/verifications, src/messaging). */
+  verifications: VerificationSettings;
+  /** Limits of the SDK surface per client address (src/rpc/interceptors/rate-limit.ts); 0 = unbounded. */
+  sdkRateLimits: SdkRateLimits;
 }
+
+/** Requests per client (socket) address to the SDK surface. */
+export interface SdkRateLimits {
+  /** SIGIL_SDK_RATE_LIMIT_PER_10S: every SDK call (public or signed in), per 10 seconds. */
+  perAddressPer10s: number;
+  /** SIGIL_SIGN_IN_RATE_LIMIT_PER_MINUTE: sign-in calls (RATE_LIMIT_SIGN_IN), per minute. */
+  signInPerAddressPerMinute: number;
+}
+
+export const DEFAULT_SDK_RATE_LIMITS: SdkRateLimits = { perAddressPer10s: 60, signInPerAddressPerMinute: 10 };
 
 /** Requests per minute to POST /sdk/{environmentId}/events; 0 = unbounded. */
 export interface SdkEventLimits {
@@ -245,6 +265,51 @@ function sealingKeys(env: NodeJS.ProcessEnv, dataDir: string): { id: string; key
   return sealingKeys({ SIGIL_SEALING_KEYS: readFileSync(file, "utf8").trim() }, dataDir);
 }
 
+export interface VerificationSettings {
+  /**
+   * SIGIL_SMTP_URL, e.g. smtp://user:pass@host:587 (STARTTLS when the server offers it) or smtps://...:465.
+   * Unset: mails go to the dev mailbox, one .eml file each under <dataDir>/mailbox.
+   */
+  smtpUrl: string | undefined;
+  /** SIGIL_MAIL_FROM: the From of the mails. */
+  mailFrom: string;
+  /**
+   * SIGIL_SMS_API_URL: base URL of the SMS gateway's Messages API (POST {base}/Accounts/{sid}/Messages.json).
+   * Unset: SMS go to the dev outbox, one .json file each under <dataDir>/sms-outbox.
+   */
+  smsApiUrl: string | undefined;
+  /** SIGIL_CODE_SENDS_PER_MINUTE (default 3; 0 = unbounded): code creations and retries per e-mail or phone. */
+  sendsPerIdentifierPerMinute: number;
+}
+
+export const DEFAULT_VERIFICATION_SETTINGS: VerificationSettings = {
+  smtpUrl: undefined,
+  mailFrom: "Sigil <no-reply@localhost>",
+  smsApiUrl: undefined,
+  sendsPerIdentifierPerMinute: 3,
+};
+
+function verificationSettings(env: NodeJS.ProcessEnv): VerificationSettings {
+  const url = (name: string, schemes: string[]) => {
+    const raw = env[name]?.trim();
+    if (!raw) return undefined;
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      throw new Error(`${name} must be a URL, got ${JSON.stringify(raw)}`);
+    }
+    if (!schemes.includes(u.protocol)) throw new Error(`${name} must be a ${schemes.join(" or ")} URL`);
+    return raw.replace(/\/$/, "");
+  };
+  return {
+    smtpUrl: url("SIGIL_SMTP_URL", ["smtp:", "smtps:"]),
+    mailFrom: env.SIGIL_MAIL_FROM?.trim() || DEFAULT_VERIFICATION_SETTINGS.mailFrom,
+    smsApiUrl: url("SIGIL_SMS_API_URL", ["http:", "https:"]),
+    sendsPerIdentifierPerMinute: int("SIGIL_CODE_SENDS_PER_MINUTE", DEFAULT_VERIFICATION_SETTINGS.sendsPerIdentifierPerMinute, env),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int("PORT", 8080, env);
   const host = env.HOST || "127.0.0.1";
@@ -270,10 +335,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     directUnary: bool("SIGIL_DIRECT_UNARY", true, env),
     logLevel,
     webhooks: webhookSettings(env),
+    sdkRateLimits: {
+      perAddressPer10s: int("SIGIL_SDK_RATE_LIMIT_PER_10S", DEFAULT_SDK_RATE_LIMITS.perAddressPer10s, env),
+      signInPerAddressPerMinute: int("SIGIL_SIGN_IN_RATE_LIMIT_PER_MINUTE", DEFAULT_SDK_RATE_LIMITS.signInPerAddressPerMinute, env),
+    },
     sdkEvents: {
       perAddressPerMinute: int("SIGIL_SDK_EVENTS_PER_ADDRESS_PER_MINUTE", DEFAULT_SDK_EVENT_LIMITS.perAddressPerMinute, env),
       perEnvironmentPerMinute: int("SIGIL_SDK_EVENTS_PER_ENVIRONMENT_PER_MINUTE", DEFAULT_SDK_EVENT_LIMITS.perEnvironmentPerMinute, env),
     },
+    corsOriginCacheMs: int("SIGIL_CORS_ORIGIN_CACHE_MS", 5000, env),
+    verifications: verificationSettings(env),
   };
   config.webhooks.protectedPorts = ownPorts(config);
   return config;

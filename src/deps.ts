@@ -2,7 +2,11 @@ import type { Config } from "./config.js";
 import { createSealer } from "./crypto/seal.js";
 import type { Database } from "./db/db.js";
 import type { Deps, Flows } from "./domain/deps.js";
+import { Keyring } from "./domain/sessions/keyring.js";
+import { SessionVerifier } from "./domain/sessions/tokens.js";
 import { createLogger, type Logger } from "./log.js";
+import { createMailer } from "./messaging/mail.js";
+import { createSmsSender } from "./messaging/sms.js";
 import type { EphemeralStore } from "./store/store.js";
 
 /** The connections a process opened (and closes); everything else in Deps is derived from the config. */
@@ -21,5 +25,19 @@ export interface DepsParts {
  */
 export function buildDeps(parts: DepsParts): Deps {
   const { config, db, store, flows } = parts;
-  return { config, db, store, flows, sealer: createSealer(config.sealingKeys), log: parts.log ?? createLogger(config.logLevel) };
+  const sealer = createSealer(config.sealingKeys);
+  const sessionKeys = new Keyring({ db, sealer });
+  const log = parts.log ?? createLogger(config.logLevel);
+  return {
+    config,
+    db,
+    store,
+    flows,
+    sealer,
+    log,
+    sessionKeys,
+    sessionVerifier: new SessionVerifier(sessionKeys),
+    mailer: createMailer(config.verifications, config.dataDir, log),
+    sms: createSmsSender(config.verifications.smsApiUrl, config.dataDir, log),
+  };
 }

@@ -5,6 +5,8 @@ import type { EphemeralStore } from "../store/store.js";
 import type { Sealer } from "../crypto/seal.js";
 import type { RecoveredCounts } from "../db/repositories/wallets.js";
 import type { WalletRecoveryInput } from "./wallets/recovery-input.js";
+import type { Keyring } from "./sessions/keyring.js";
+import type { SessionVerifier } from "./sessions/tokens.js";
 
 /** Starts durable flows; implemented over the Temporal client (src/temporal/flows.ts). */
 export interface Flows {
@@ -34,4 +36,30 @@ export interface Deps {
   sealer: Sealer;
   flows: Flows;
   log: Logger;
+  /** This process's imported copy of the environments' session signing keys (src/domain/sessions/keyring.ts). */
+  sessionKeys: Keyring;
+  /** Verifies session JWTs, remembering verified ones (src/domain/sessions/tokens.ts). */
+  sessionVerifier: SessionVerifier;
+  /** Sends mail: SMTP, or the dev mailbox (src/messaging/mail.ts). */
+  mailer: Mailer;
+  /** Sends SMS through an account of the SMS gateway, or the dev outbox (src/messaging/sms.ts). */
+  sms: SmsSender;
+}
+
+/** A plain-text mail. Throws when the mail could not be handed to the server (nothing was sent). */
+export interface Mailer {
+  send(mail: { to: string; subject: string; text: string }): Promise<void>;
+}
+
+/** The environment's SMS gateway account (its `sms` provider): who pays and which number sends. */
+export interface SmsAccount {
+  accountSid: string;
+  authToken: string;
+  /** The sender number (E.164) or alphanumeric sender id. */
+  from: string;
+}
+
+/** Sends one SMS. Throws when the gateway did not accept it. */
+export interface SmsSender {
+  send(account: SmsAccount, sms: { to: string; body: string }): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { createContextKey, type ContextKey } from "@connectrpc/connect";
-import type { Principal, TokenPrincipal } from "../domain/auth/principal.js";
+import type { EndUserPrincipal, Principal, TokenPrincipal } from "../domain/auth/principal.js";
 
 /** Who is calling, as established by the authentication interceptor (declared by the domain). */
 export type { Principal, TokenPrincipal } from "../domain/auth/principal.js";
@@ -27,6 +27,13 @@ export function clientAddress(ctx: { values: { get<T>(key: ContextKey<T>): T }; 
 /** Either kind of token caller of a management handler (the authn interceptor guarantees one). */
 export function tokenCaller(ctx: { values: { get<T>(key: ContextKey<T>): T } }): TokenPrincipal {
   const p = ctx.values.get(principalKey);
-  if (p.kind === "anonymous") throw new Error("management handler reached without a token principal");
+  if (p.kind === "anonymous" || p.kind === "end_user") throw new Error("management handler reached without a token principal");
+  return p;
+}
+
+/** The signed-in end user of an SDK handler whose RPC declares AUTH_MODE_END_USER (authn guarantees one). */
+export function endUserOf(ctx: { values: { get<T>(key: ContextKey<T>): T } }): EndUserPrincipal {
+  const p = ctx.values.get(principalKey);
+  if (p.kind !== "end_user") throw new Error("end-user handler reached without a session principal");
   return p;
 }

@@ -36,8 +36,13 @@ import { organizationsModule } from "./organizations/module.js";
 import { originsModule } from "./origins/module.js";
 import { projectsModule } from "./projects/module.js";
 import { sdkViewsModule } from "./sdk-views/module.js";
+import { sdkSettingsModule } from "./sdk-settings/module.js";
+import { ownAccountModule } from "./own-account/module.js";
 import { ssoModule } from "./sso/module.js";
 import { testAccountsModule } from "./test-accounts/module.js";
+import { sessionsModule } from "./sessions/module.js";
+import { walletSignInModule } from "./wallet-sign-in/module.js";
+import { verificationsModule } from "./verifications/module.js";
 
 /**
  * Every capability of the API, in one place: the REST gateway, reflection and the tenancy tests walk this list.
@@ -78,9 +83,14 @@ export const apiModules: readonly ApiModule[] = [
   analyticsModule,
   auditModule,
   oauthModule,
+  sessionsModule,
+  walletSignInModule,
+  verificationsModule,
   webhooksModule,
   eventsModule,
   balancesModule,
+  sdkSettingsModule,
+  ownAccountModule,
 ];
 
 export const apiServices: readonly DescService[] = apiModules.flatMap((m) => m.services);

@@ -11,6 +11,7 @@ import { registerReflection } from "../rpc/reflection.js";
 import { apiFiles, apiServices, createApiRoutes } from "../rpc/routes.js";
 import { clientIpKey } from "../rpc/context.js";
 import { withCors } from "./cors.js";
+import { createSdkOriginCheck } from "./sdk-origins.js";
 import { createInProcessTransport } from "./in-process-transport.js";
 import { createDirectUnaryHandler } from "./direct-unary/index.js";
 
@@ -99,7 +100,8 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
     compressMinBytes: COMPRESS_MIN_BYTES,
     contextValues,
   });
-  if (!deps.config.directUnary) return withCors(adapter, allowedMethods);
+  const sdkOrigins = createSdkOriginCheck(deps, deps.config.corsOriginCacheMs);
+  if (!deps.config.directUnary) return withCors(adapter, allowedMethods, sdkOrigins);
   const directUnary = createDirectUnaryHandler({
     services: apiServices,
     transport,
@@ -108,5 +110,5 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
     compressMinBytes: COMPRESS_MIN_BYTES,
     contextValues,
   });
-  return withCors((req, res) => directUnary(req, res) || adapter(req, res), allowedMethods);
+  return withCors((req, res) => directUnary(req, res) || adapter(req, res), allowedMethods, sdkOrigins);
 }

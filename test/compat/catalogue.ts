@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { builtSdkOperations } from "./sdk-scope.js";
 
 /**
  * The operations of the published client, read from the installed package itself (its API classes'
@@ -74,9 +75,19 @@ export type Scope = { included: true } | { included: false; reason: string };
  * path names a vendor does not match), plus the browser preflights (OPTIONS) the client declares on
  * contract paths.
  */
-export function scopeOf(op: ClientOperation, contract: Set<string>): Scope {
-  if (op.path.startsWith("/sdk/")) return { included: false, reason: "SDK operation (the SDK issues)" };
+export function scopeOf(op: ClientOperation, contract: Set<string>, sdkPaths: ReadonlySet<string> = builtSdkPaths()): Scope {
+  if (op.path.startsWith("/sdk/")) {
+    if (op.api !== "SDKApi") return { included: false, reason: "SDK operation outside SDKApi (SDKApi's twin is driven)" };
+    const built = builtSdkOperations.has(op.operation) || (op.method === "OPTIONS" && sdkPaths.has(op.path));
+    if (!built) return { included: false, reason: "SDK operation of a later issue" };
+    if (op.method === "OPTIONS") return { included: true };
+  }
   if (contract.has(`${op.method} ${op.path}`)) return { included: true };
   if (op.method === "OPTIONS" && contract.has(`GET ${op.path}`)) return { included: true };
   return { included: false, reason: "names a vendor in its path; the contract has it under a neutral word" };
+}
+
+/** Paths of the built SDK operations (their OPTIONS twins are in scope too). */
+function builtSdkPaths(): ReadonlySet<string> {
+  return new Set(readClientOperations().filter((op) => op.api === "SDKApi" && builtSdkOperations.has(op.operation)).map((op) => op.path));
 }

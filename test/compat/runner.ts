@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Config } from "../../src/config.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { readClientOperations, readContractOperations, scopeOf, type ClientOperation } from "./catalogue.js";
 import { conform, type Violation } from "./conform.js";
@@ -21,9 +22,10 @@ export function operationsInScope(): Map<string, ClientOperation> {
 
 /**
  * Runs one file's scenarios in order against a fresh server and tenant: each must send its operation's
- * request through the client, get a 2xx, and an answer whose raw JSON matches the client's model.
+ * request through the client, get a 2xx, and an answer whose raw JSON matches the client's model. `config`
+ * overrides the test app's (e.g. a data directory whose dev mailbox the scenarios read).
  */
-export function runCompat(title: string, scenarios: Scenarios): void {
+export function runCompat(title: string, scenarios: Scenarios, config: Partial<Config> = {}): void {
   const inScope = operationsInScope();
   const models = readClientModels();
   let app: TestApp;
@@ -32,7 +34,7 @@ export function runCompat(title: string, scenarios: Scenarios): void {
 
   describe(`published client conformance: ${title}`, () => {
     beforeAll(async () => {
-      app = await startTestApp();
+      app = await startTestApp(config);
       const tenant = await app.bootstrap({ ownerEmail: `compat-${Date.now()}-${Math.random().toString(16).slice(2)}@example.com` });
       ctx = createContext(app, tenant, wire);
     });

@@ -4,7 +4,6 @@ import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect
 import { SignJWT, importJWK, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MANAGEMENT_PERMISSIONS } from "../../src/domain/auth/permissions.js";
-import { environmentSigningKey } from "../../src/domain/environments/keys.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { MembersService } from "../../src/gen/sigil/members/v0/members_service_pb.js";
 import { OrganizationsService } from "../../src/gen/sigil/organizations/v0/organizations_service_pb.js";
@@ -287,8 +286,8 @@ describe("projects and environments", () => {
 
     const row = await app.db.one("SELECT private_key_sealed FROM environment_signing_keys WHERE environment_id = $1", [t.liveEnvironmentId]);
     expect(row.private_key_sealed).not.toContain("PRIVATE KEY");
-    const signing = await environmentSigningKey(app.deps, t.liveEnvironmentId);
-    const jwt = await new SignJWT({ sub: "user-1" }).setProtectedHeader({ alg: "ES256", kid: signing.kid }).sign(signing.privateKey);
+    const signing = await app.deps.sessionKeys.signingKey(t.liveEnvironmentId);
+    const jwt = await new SignJWT({ sub: "user-1" }).setProtectedHeader({ alg: "ES256", kid: signing.kid }).sign(signing.key);
     const verified = await jwtVerify(jwt, await importJWK(key.jwk, "ES256"));
     expect(verified.payload.sub).toBe("user-1");
   });

@@ -35,8 +35,9 @@ describe("tenant declarations", () => {
     expect(failures).toEqual([]);
   });
 
-  it("public scope exactly on the methods without credentials", () => {
-    const mismatched = methods.filter((m) => (tenantPlanOf(m).scope === "public") !== (authModeOf(m) === AuthMode.NONE)).map(name);
+  it("public scope exactly on the SDK's methods: without credentials or with an end user's session", () => {
+    const sdk = (m: (typeof methods)[number]) => authModeOf(m) === AuthMode.NONE || authModeOf(m) === AuthMode.END_USER;
+    const mismatched = methods.filter((m) => (tenantPlanOf(m).scope === "public") !== sdk(m)).map(name);
     expect(mismatched).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { bundleWorkflowCode } from "@temporalio/worker";
-import { DEFAULT_SDK_EVENT_LIMITS, DEFAULT_WEBHOOK_SETTINGS, type Config } from "../../src/config.js";
+import { DEFAULT_SDK_EVENT_LIMITS, DEFAULT_VERIFICATION_SETTINGS, DEFAULT_WEBHOOK_SETTINGS, type Config } from "../../src/config.js";
 import { closeDatabase, connectDatabase, type Database } from "../../src/db/db.js";
 import { migrate } from "../../src/db/migrate.js";
 import type { Deps } from "../../src/domain/deps.js";
@@ -29,6 +29,8 @@ export interface TestApp {
   deps: Deps;
   /** The webhook outbox dispatcher of this app (running unless startTestApp was told otherwise). */
   dispatcher: Dispatcher;
+  /** The key prefix of this app's store (a second api process of the same deployment shares it). */
+  storePrefix: string;
   /** A new tenant. Tenants made with the same ownerEmail share the owner's account (and so its member token). */
   bootstrap(opts?: Parameters<typeof bootstrapTenant>[1]): Promise<BootstrapResult>;
   stop(): Promise<void>;
@@ -65,6 +67,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: "silent",
     webhooks: DEFAULT_WEBHOOK_SETTINGS,
     sdkEvents: DEFAULT_SDK_EVENT_LIMITS,
+    corsOriginCacheMs: 5000,
+    verifications: DEFAULT_VERIFICATION_SETTINGS,
+    // Every test calls from 127.0.0.1; the SDK limits are tested on their own (test/e2e/sdk-rate-limits.test.ts).
+    sdkRateLimits: { perAddressPer10s: 0, signInPerAddressPerMinute: 0 },
     ...overrides,
   };
 }
@@ -80,7 +86,8 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { disp
   const database = await cloneTemplateDatabase(testEnv().databaseUrl, testEnv().templateDatabase);
   const config = testConfig({ databaseUrl: database.url, ...overrides });
   const db = connectDatabase(database.url, { max: 10 });
-  const store = await createStore(config.redisUrl, { keyPrefix: `test:${randomUUID()}:` });
+  const storePrefix = `test:${randomUUID()}:`;
+  const store = await createStore(config.redisUrl, { keyPrefix: storePrefix });
   const temporal = await connectTemporalClient(config.temporalAddress!, config.temporalNamespace);
   const deps = buildDeps({ config, db, store, flows: createFlows(temporal, config.temporalTaskQueue) });
   const connection = await NativeConnection.connect({ address: config.temporalAddress! });
@@ -111,6 +118,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { disp
     config,
     deps,
     dispatcher,
+    storePrefix,
     bootstrap: (opts) => bootstrapTenant(db, opts),
     async stop() {
       await dispatcher.stop();

@@ -265,3 +265,15 @@ export async function walletGroups(q: Queryable, environmentId: string, r: DayRa
   );
   return rows.map((x) => ({ chain: x.chain, provider: x.provider, name: x.name, count: x.n }));
 }
+
+/**
+ * Records a visit. The user is the live owner of the visitor's wallet in the environment, when there is
+ * one (looked up in the same statement, so the visit and its owner are read at one instant).
+ */
+export async function insertVisit(q: Queryable, environmentId: string, v: { id: string; visitorId: string; chains: string[]; address: string }): Promise<void> {
+  await q.none(
+    `INSERT INTO visits (id, environment_id, visitor_id, user_id)
+     VALUES ($1, $2, $3, (SELECT user_id FROM wallets WHERE environment_id = $2 AND chain = ANY($4::text[]) AND address = $5 AND deleted_at IS NULL LIMIT 1))`,
+    [v.id, environmentId, v.visitorId, v.chains, v.address],
+  );
+}

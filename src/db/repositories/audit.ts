@@ -8,6 +8,8 @@ export interface AuditRecord {
   actorTokenId: string | null;
   actorMemberId: string | null;
   actorAccountId: string | null;
+  /** The end user who made the change through the SDK (no token is involved then). */
+  actorUserId: string | null;
   /** `{resource}.{action}`, e.g. `user.created`: the same names the events catalogue uses. */
   action: string;
   resourceType: string;
@@ -18,15 +20,15 @@ export interface AuditRecord {
   createdAt: Date;
 }
 
-export type NewAuditRecord = Omit<AuditRecord, "id" | "createdAt">;
+export type NewAuditRecord = Omit<AuditRecord, "id" | "createdAt" | "actorUserId"> & { actorUserId?: string | null };
 
 export async function insertAudit(q: Queryable, a: NewAuditRecord): Promise<string> {
   const id = randomUUID();
   await q.none(
     `INSERT INTO audit_log (id, organization_id, environment_id, actor_token_id, actor_member_id, actor_account_id, action,
-       resource_type, resource_id, changes, request_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [id, a.organizationId, a.environmentId, a.actorTokenId, a.actorMemberId, a.actorAccountId, a.action, a.resourceType, a.resourceId, a.changes, a.requestId],
+       resource_type, resource_id, changes, request_id, actor_user_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [id, a.organizationId, a.environmentId, a.actorTokenId, a.actorMemberId, a.actorAccountId, a.action, a.resourceType, a.resourceId, a.changes, a.requestId, a.actorUserId ?? null],
   );
   return id;
 }
@@ -58,6 +60,7 @@ function toAudit(r: Record<string, any>): AuditRecord {
     actorTokenId: r.actor_token_id,
     actorMemberId: r.actor_member_id,
     actorAccountId: r.actor_account_id,
+    actorUserId: r.actor_user_id ?? null,
     action: r.action,
     resourceType: r.resource_type,
     resourceId: r.resource_id,

@@ -33,3 +33,9 @@ export async function anyOriginStored(q: Queryable, environmentId: string, patte
   const row = await q.oneOrNone("SELECT 1 FROM origins WHERE environment_id = $1 AND origin = ANY($2::text[]) LIMIT 1", [environmentId, patterns]);
   return row !== null;
 }
+
+/** Every origin pattern of the environment (at most MAX_ORIGINS of them), for checks that run per request. */
+export async function allOriginPatterns(q: Queryable, environmentId: string): Promise<string[]> {
+  const rows = await q.any<{ origin: string }>("SELECT origin FROM origins WHERE environment_id = $1", [environmentId]);
+  return rows.map((r) => r.origin);
+}

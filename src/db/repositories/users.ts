@@ -19,6 +19,8 @@ export interface UserProfile {
 
 export interface UserRecord extends Required<Omit<UserProfile, "policiesConsent" | "metadata">> {
   id: string;
+  /** The credential the user signed in or linked with last. */
+  lastVerifiedCredentialId: string | null;
   environmentId: string;
   policiesConsent: boolean;
   metadata: Record<string, unknown>;
@@ -50,6 +52,8 @@ export interface CredentialRecord {
   signInEnabled: boolean;
   verifiedAt: Date;
   lastSelectedAt: Date | null;
+  /** Users that held the credential before (merges), oldest first. */
+  previousUserIds: string[];
 }
 
 export interface SessionRecord {
@@ -58,6 +62,8 @@ export interface SessionRecord {
   ipAddress: string | null;
   userAgent: string | null;
   revokedAt: Date | null;
+  /** When the session's latest token expires (null for sessions opened before this was kept). */
+  expiresAt: Date | null;
 }
 
 export async function insertUser(q: Queryable, environmentId: string, p: UserProfile): Promise<UserRecord> {
@@ -132,21 +138,21 @@ export async function lockUser(q: Queryable, environmentId: string, userId: stri
 
 /**
  * Soft-deletes a user: marks the user and its credentials deleted (which frees its e-mail, phone number,
- * external id and OAuth accounts for other users) and revokes its live sessions. False when absent.
+ * external id and OAuth accounts for other users) and revokes its live sessions, which it returns (the
+ * caller marks them revoked in the store). Null when absent.
  */
-export async function softDeleteUser(q: Queryable, environmentId: string, userId: string): Promise<boolean> {
+export async function softDeleteUser(q: Queryable, environmentId: string, userId: string): Promise<{ id: string; expiresAt: Date | null }[] | null> {
   const row = await q.oneOrNone(
     "UPDATE users SET deleted_at = now(), updated_at = now() WHERE environment_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING deleted_at",
     [environmentId, userId],
   );
-  if (!row) return false;
+  if (!row) return null;
   await q.none("UPDATE verified_credentials SET deleted_at = $3 WHERE environment_id = $1 AND user_id = $2 AND deleted_at IS NULL", [
     environmentId,
     userId,
     row.deleted_at,
   ]);
-  await revokeUserSessions(q, environmentId, userId);
-  return true;
+  return revokeUserSessions(q, environmentId, userId);
 }
 
 /** Replaces the user's verified credentials of one format (e-mail or phone number) after a profile change. */
@@ -170,13 +176,13 @@ export async function userExistsWithExternalId(q: Queryable, environmentId: stri
   );
 }
 
-/** Revokes every live session of a user; returns how many were revoked. */
-export async function revokeUserSessions(q: Queryable, environmentId: string, userId: string): Promise<number> {
-  const r = await q.result("UPDATE sessions SET revoked_at = now() WHERE environment_id = $1 AND user_id = $2 AND revoked_at IS NULL", [
-    environmentId,
-    userId,
-  ]);
-  return r.rowCount;
+/** Revokes every live session of a user; returns those it revoked (their ids and when their tokens expire). */
+export async function revokeUserSessions(q: Queryable, environmentId: string, userId: string): Promise<{ id: string; expiresAt: Date | null }[]> {
+  const rows = await q.any(
+    "UPDATE sessions SET revoked_at = now() WHERE environment_id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING id, expires_at",
+    [environmentId, userId],
+  );
+  return rows.map((r) => ({ id: r.id, expiresAt: r.expires_at }));
 }
 
 /** Revokes one session (a revoked one keeps its first revokedAt). Null when it is not in the environment. */
@@ -307,11 +313,12 @@ export function toCredential(r: Record<string, any>): CredentialRecord {
     signInEnabled: r.sign_in_enabled,
     verifiedAt: toDate(r.verified_at)!,
     lastSelectedAt: toDate(r.last_selected_at),
+    previousUserIds: r.previous_user_ids ?? [],
   };
 }
 
 export function toSession(r: Record<string, any>): SessionRecord {
-  return { id: r.id, createdAt: toDate(r.created_at)!, ipAddress: r.ip_address, userAgent: r.user_agent, revokedAt: toDate(r.revoked_at) };
+  return { id: r.id, createdAt: toDate(r.created_at)!, ipAddress: r.ip_address, userAgent: r.user_agent, revokedAt: toDate(r.revoked_at), expiresAt: toDate(r.expires_at) };
 }
 
 export function toUser(r: Record<string, any>): UserRecord {
@@ -331,6 +338,7 @@ export function toUser(r: Record<string, any>): UserRecord {
     policiesConsent: r.policies_consent,
     metadata: r.metadata,
     externalUserId: r.external_user_id ?? null,
+    lastVerifiedCredentialId: r.last_verified_credential_id ?? null,
     firstVisit: toDate(r.first_visit),
     lastVisit: toDate(r.last_visit),
     createdAt: toDate(r.created_at)!,

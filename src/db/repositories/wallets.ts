@@ -25,6 +25,8 @@ export interface WalletRecord {
   updatedAt: Date;
   environmentId: string;
   additionalAddresses: AdditionalAddressRecord[];
+  /** Users that held the wallet before (transfers, merges), oldest first. */
+  previousUserIds: string[];
 }
 
 export interface NewWallet {
@@ -272,5 +274,6 @@ export function toWallet(r: Record<string, any>): WalletRecord {
     updatedAt: toDate(r.updated_at)!,
     environmentId: r.environment_id,
     additionalAddresses: r.additional,
+    previousUserIds: r.previous_user_ids ?? [],
   };
 }

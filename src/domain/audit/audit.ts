@@ -72,5 +72,5 @@ function userIdOf(change: Change, data: Record<string, unknown>): string | null 
 }
 
 export function actorColumns(actor: Actor) {
-  return { actorTokenId: actor.tokenId, actorMemberId: actor.memberId, actorAccountId: actor.accountId };
+  return { actorTokenId: actor.tokenId || null, actorMemberId: actor.memberId, actorAccountId: actor.accountId, actorUserId: actor.userId || null };
 }

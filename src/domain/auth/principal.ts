@@ -11,4 +11,20 @@ export interface AnonymousPrincipal {
   kind: "anonymous";
 }
 
-export type Principal = TokenPrincipal | AnonymousPrincipal;
+/**
+ * An end user calling an SDK operation with their session token (src/domain/sessions/service.ts checks it):
+ * who they are, their session and what the token grants.
+ */
+export interface EndUserPrincipal {
+  kind: "end_user";
+  environmentId: string;
+  userId: string;
+  sessionId: string;
+  /** Space-delimited, always containing user:basic. */
+  scope: string;
+  /** Unix seconds. */
+  issuedAt: number;
+  expiresAt: number;
+}
+
+export type Principal = TokenPrincipal | AnonymousPrincipal | EndUserPrincipal;

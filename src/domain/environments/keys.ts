@@ -1,40 +1,57 @@
 import { randomUUID } from "node:crypto";
-import { calculateJwkThumbprint, exportJWK, exportPKCS8, exportSPKI, generateKeyPair, importPKCS8, type CryptoKey } from "jose";
+import { calculateJwkThumbprint, exportJWK, exportPKCS8, exportSPKI, generateKeyPair } from "jose";
 import type { Queryable } from "../../db/db.js";
 import * as keys from "../../db/repositories/environment-keys.js";
-import type { Deps } from "../deps.js";
+import type { Sealer } from "../../crypto/seal.js";
 
-/** Environments sign their end users' JWTs with ES256 (P-256): small keys, fast to make on demand. */
-export const SIGNING_ALG = "ES256";
+/**
+ * The algorithms an environment may sign its end users' JWTs with. ES256 (P-256) is the default: small keys,
+ * fast to make on demand. RS256 is there for relying parties that only verify RSA (it verifies 3x faster
+ * than ES256 but signs 16x slower; see docs/benchmarks.md).
+ */
+export const SIGNING_ALGS = ["ES256", "RS256"] as const;
+export type SigningAlg = (typeof SIGNING_ALGS)[number];
+export const DEFAULT_SIGNING_ALG: SigningAlg = "ES256";
 
 /** Binds a sealed private key to its row, so a sealed value copied elsewhere does not open. */
 export const signingKeyAad = (keyId: string) => `environment_signing_key:${keyId}`;
 
-/**
- * The environment's signing key, created if it has none. Safe under concurrency: the insert does nothing
- * when another request created the key first, and everybody reads the winner's.
- */
-export async function ensureSigningKey(deps: Pick<Deps, "sealer">, q: Queryable, environmentId: string): Promise<keys.SigningKeyRecord> {
-  const found = await keys.findSigningKey(q, environmentId);
-  if (found) return found;
-  const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+type NewKey = Parameters<typeof keys.insertSigningKeyIfAbsent>[2];
+
+/** A fresh key pair of `alg`, its private half sealed to its row id. */
+async function generateSigningKey(deps: { sealer: Sealer }, alg: SigningAlg): Promise<NewKey> {
+  const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, modulusLength: 2048 });
   const jwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(jwk);
   const id = randomUUID();
-  await keys.insertSigningKeyIfAbsent(q, environmentId, {
+  const publicJwk: Record<string, string> =
+    alg === "RS256" ? { kty: jwk.kty!, n: jwk.n!, e: jwk.e!, kid, alg, use: "sig" } : { kty: jwk.kty!, crv: jwk.crv!, x: jwk.x!, y: jwk.y!, kid, alg, use: "sig" };
+  return {
     id,
     kid,
-    alg: SIGNING_ALG,
+    alg,
     publicKeyPem: await exportSPKI(publicKey),
-    publicJwk: { kty: jwk.kty!, crv: jwk.crv!, x: jwk.x!, y: jwk.y!, kid, alg: SIGNING_ALG, use: "sig" },
+    publicJwk,
     privateKeySealed: deps.sealer.seal(await exportPKCS8(privateKey), signingKeyAad(id)),
-  });
+  };
+}
+
+/**
+ * The environment's current signing key, created if it has none. Safe under concurrency: the insert does
+ * nothing when another request created the key first, and everybody reads the winner's.
+ */
+export async function ensureSigningKey(deps: { sealer: Sealer }, q: Queryable, environmentId: string): Promise<keys.SigningKeyRecord> {
+  const found = await keys.findSigningKey(q, environmentId);
+  if (found) return found;
+  await keys.insertSigningKeyIfAbsent(q, environmentId, await generateSigningKey(deps, DEFAULT_SIGNING_ALG));
   return (await keys.findSigningKey(q, environmentId))!;
 }
 
-/** For the code that issues the environment's JWTs: the private key (never returned by the API). */
-export async function environmentSigningKey(deps: Pick<Deps, "db" | "sealer">, environmentId: string): Promise<{ kid: string; alg: string; privateKey: CryptoKey }> {
-  const k = await ensureSigningKey(deps, deps.db, environmentId);
-  const pem = deps.sealer.open(k.privateKeySealed, signingKeyAad(k.id));
-  return { kid: k.kid, alg: k.alg, privateKey: await importPKCS8(pem, k.alg) };
+/**
+ * Replaces the current key by a new one of `alg` (in the caller's transaction). The old key stays in the
+ * JWKS for `keepPublishedSeconds` (the longest a token it signed can still live), so tokens issued before
+ * the rotation keep verifying until they expire.
+ */
+export async function rotateSigningKey(deps: { sealer: Sealer }, q: Queryable, environmentId: string, alg: SigningAlg, keepPublishedSeconds: number): Promise<void> {
+  await keys.rotateSigningKey(q, environmentId, await generateSigningKey(deps, alg), new Date(Date.now() + keepPublishedSeconds * 1000));
 }

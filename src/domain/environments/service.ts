@@ -3,8 +3,8 @@ import * as projects from "../../db/repositories/projects.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
-import { ensureSigningKey } from "./keys.js";
-import { checkSections, effectiveSettings, type SettingsDocument } from "./settings.js";
+import { DEFAULT_SIGNING_ALG, ensureSigningKey, rotateSigningKey, type SigningAlg } from "./keys.js";
+import { MAX_JWT_EXPIRATION_SECONDS, checkSections, effectiveSettings, type SettingsDocument } from "./settings.js";
 
 type Page = { offset: number; limit: number };
 
@@ -33,6 +33,7 @@ export async function updateEnvironmentSettings(deps: Deps, access: EnvironmentA
     if (!before) throw notFound("environment");
     const merged = { ...effectiveSettings(before.settings), ...sections };
     const after = await projects.updateEnvironmentSettings(t, access.environmentId, merged);
+    await rotateKeyOnNewAlgorithm(deps, t, access.environmentId, effectiveSettings(before.settings).security, merged.security);
     await record({
       action: "environment.updated",
       resourceType: "environment",
@@ -41,7 +42,19 @@ export async function updateEnvironmentSettings(deps: Deps, access: EnvironmentA
       after: { settings: merged },
     });
     return view(after);
-  });
+  }).finally(() => deps.sessionKeys.forget(access.environmentId));
+}
+
+/**
+ * Choosing another signing algorithm (security.jwtSigningAlgorithm) rotates the environment's key: new
+ * tokens are signed with a new key of that algorithm, and the old key stays published for as long as a
+ * token it signed can live (the lifetime in force before the change).
+ */
+async function rotateKeyOnNewAlgorithm(deps: Deps, t: Parameters<typeof ensureSigningKey>[1], environmentId: string, before: Record<string, unknown>, after: Record<string, unknown>) {
+  const wanted = (after.jwtSigningAlgorithm as SigningAlg | undefined) || DEFAULT_SIGNING_ALG;
+  const current = await ensureSigningKey(deps, t, environmentId);
+  if (current.alg === wanted) return;
+  await rotateSigningKey(deps, t, environmentId, wanted, Number(before.jwtExpirationSeconds) || MAX_JWT_EXPIRATION_SECONDS);
 }
 
 /** The public half of the environment's JWT signing key (made on first use for older environments). */

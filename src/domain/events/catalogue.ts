@@ -31,7 +31,7 @@ const RESOURCES: Record<string, { what: string; actions: Record<string, string> 
     what: "a WaaS wallet",
     actions: { created: "created", message_signed: "used to sign a message", delegated_access_revoked: "no longer delegated" },
   },
-  verified_credential: { what: "a verified credential", actions: { created: "attached to a user" } },
+  verified_credential: { what: "a verified credential", actions: { created: "attached to a user", deleted: "removed by its user" } },
   provider: {
     what: "a sign-in provider",
     actions: { created: "configured", updated: "changed", deleted: "removed", enabled: "enabled", disabled: "disabled" },

@@ -46,3 +46,13 @@ export function candidatePatterns(origin: string): string[] {
   for (let i = 1; i <= labels.length - 2; i++) out.push(`${scheme}://*.${labels.slice(i).join(".")}${port}`);
   return out;
 }
+
+/**
+ * Whether `origin` (an Origin header value or a URL's origin, not yet normalized) is allowed by one of
+ * `patterns` (the stored, normalized patterns of an environment): itself or a "*." pattern of a parent.
+ */
+export function originAllowedBy(patterns: ReadonlySet<string>, origin: string): boolean {
+  const parsed = normalizeOrigin(origin);
+  if (!parsed.ok || parsed.origin.includes("*")) return false;
+  return candidatePatterns(parsed.origin).some((p) => patterns.has(p));
+}

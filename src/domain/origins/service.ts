@@ -21,6 +21,11 @@ export async function isOriginAllowed(deps: Pick<Deps, "db">, environmentId: str
   return repo.anyOriginStored(deps.db, environmentId, candidatePatterns(parsed.origin));
 }
 
+/** The environment's origin patterns, for the SDK surface's CORS answers and URL scans. */
+export async function originPatterns(deps: Pick<Deps, "db">, environmentId: string): Promise<ReadonlySet<string>> {
+  return new Set(await repo.allOriginPatterns(deps.db, environmentId));
+}
+
 export function listOrigins(deps: Deps, access: EnvironmentAccess, page: { offset: number; limit: number }) {
   return repo.listOrigins(deps.db, access.environmentId, page);
 }

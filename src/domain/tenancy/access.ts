@@ -7,7 +7,10 @@
 
 /** Who made a change: recorded with every audit row. */
 export interface Actor {
+  /** The API token of a management call; empty for an end user's own call through the SDK. */
   tokenId: string;
+  /** The end user acting through the SDK (their session's JWT), when it is one. */
+  userId?: string;
   memberId: string | null;
   accountId: string | null;
   requestId: string;

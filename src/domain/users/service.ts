@@ -14,6 +14,7 @@ import {
 import { enforceFields, missingFields, uniqueKey, valueOf, type UserFieldState } from "../custom-fields/rules.js";
 import { audited, type RecordChange } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
+import { markSessionsRevoked } from "../sessions/revocation.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
 import { prepareWallet, type WalletInput } from "../wallets/service.js";
 import { EXACT_UP_TO, keptLargeCount, pageCount } from "./list-count.js";
@@ -316,10 +317,10 @@ export async function updateUser(deps: Deps, access: EnvironmentAccess, userId: 
 /** Soft-deletes a user: revokes its sessions and frees its unique values (e-mail, phone, ids, fields). */
 export async function deleteUser(deps: Deps, access: EnvironmentAccess, userId: string): Promise<void> {
   const env = access.environmentId;
-  await audited(deps, access, async (t, record) => {
+  const revoked = await audited(deps, access, async (t, record) => {
     const before = await users.lockUser(t, env, userId);
     if (!before) throw notFound("user");
-    await users.softDeleteUser(t, env, userId);
+    const sessions = (await users.softDeleteUser(t, env, userId)) ?? [];
     await customFields.clearUserValues(t, env, userId);
     // The user's wallets go with it (soft, like a wallet delete), so their addresses can be linked again.
     for (const w of await wallets.listUserWallets(t, env, userId)) {
@@ -327,17 +328,22 @@ export async function deleteUser(deps: Deps, access: EnvironmentAccess, userId: 
       await record({ action: "wallet.deleted", resourceType: "wallet", resourceId: w.id, before: { userId, chain: w.chain, address: w.address } });
     }
     await record({ action: "user.deleted", resourceType: "user", resourceId: userId, before: userSnapshot(before) });
+    return sessions;
   });
+  await markSessionsRevoked(deps.store, revoked);
 }
 
+/** Revokes every live session of the user, in Postgres and (after commit) for every api process. */
 export async function revokeUserSessions(deps: Deps, access: EnvironmentAccess, userId: string): Promise<number> {
   const env = access.environmentId;
-  return audited(deps, access, async (t, record) => {
+  const revoked = await audited(deps, access, async (t, record) => {
     if (!(await users.lockUser(t, env, userId))) throw notFound("user");
-    const revoked = await users.revokeUserSessions(t, env, userId);
-    await record({ action: "user.sessions.revoked", resourceType: "user", resourceId: userId, after: { revokedSessions: revoked } });
-    return revoked;
+    const sessions = await users.revokeUserSessions(t, env, userId);
+    await record({ action: "user.sessions.revoked", resourceType: "user", resourceId: userId, after: { revokedSessions: sessions.length } });
+    return sessions;
   });
+  await markSessionsRevoked(deps.store, revoked);
+  return revoked.length;
 }
 
 export async function revokeSession(deps: Deps, access: EnvironmentAccess, sessionId: string): Promise<users.SessionRecord> {
@@ -347,6 +353,9 @@ export async function revokeSession(deps: Deps, access: EnvironmentAccess, sessi
     const { userId, wasRevoked, ...session } = s;
     if (!wasRevoked)
       await record({ action: "user.session.revoked", resourceType: "session", resourceId: sessionId, after: { userId, revokedAt: session.revokedAt } });
+    return session;
+  }).then(async (session) => {
+    await markSessionsRevoked(deps.store, [session]);
     return session;
   });
 }

@@ -1,11 +1,12 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { AnalyticsService } from "../../gen/sigil/analytics/v0/analytics_service_pb.js";
+import { AnalyticsService, SdkVisitsService } from "../../gen/sigil/analytics/v0/analytics_service_pb.js";
 import * as analytics from "../../domain/analytics/service.js";
 import * as visitors from "../../domain/analytics/visitors.js";
+import { recordWalletVisit } from "../../domain/analytics/visits.js";
 import type { Deps } from "../../domain/deps.js";
 import { ts } from "../mappers.js";
 import { pageOf } from "../paging.js";
-import { environmentOf } from "../tenant-context.js";
+import { environmentOf, publicEnvironmentOf } from "../tenant-context.js";
 
 export function registerAnalytics(router: ConnectRouter, deps: Deps) {
   router.service(AnalyticsService, {
@@ -37,6 +38,12 @@ export function registerAnalytics(router: ConnectRouter, deps: Deps) {
     },
     async getVisitorsCount(req, ctx) {
       return analytics.visitorsCount(deps, environmentOf(ctx), req);
+    },
+  });
+  router.service(SdkVisitsService, {
+    async createVisit(req, ctx) {
+      await recordWalletVisit(deps, publicEnvironmentOf(ctx), { chain: req.chain, address: req.address });
+      return {};
     },
   });
 }

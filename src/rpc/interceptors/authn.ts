@@ -6,15 +6,27 @@ import { effectivePermissions, hasPermission } from "../../domain/auth/permissio
 import type { Deps } from "../../domain/deps.js";
 import { principalKey } from "../context.js";
 import { authModeOf, methodRules } from "../method-options.js";
+import { tenantPlanOf } from "../tenant-rules.js";
+import { authenticateEndUser } from "../../domain/sessions/service.js";
 
 /**
  * Establishes the caller from the RPC's declared auth mode, then checks the permission the RPC declares.
  * Handlers can rely on an API-token principal for every method that does not opt out.
  */
-export function authnInterceptor(deps: Pick<Deps, "db" | "store">): Interceptor {
+export function authnInterceptor(deps: Pick<Deps, "db" | "store" | "sessionVerifier">): Interceptor {
   return (next) => async (req) => {
     // Only Sigil's own services authenticate here; grpc.health and reflection are public by design.
-    if (!req.service.typeName.startsWith("sigil.") || authModeOf(req.method) === AuthMode.NONE) return next(req);
+    if (!req.service.typeName.startsWith("sigil.")) return next(req);
+    const mode = authModeOf(req.method);
+    if (mode === AuthMode.NONE) return next(req);
+    if (mode === AuthMode.END_USER) {
+      // The token must be one of the environment the request names (its declared public tenant field).
+      const plan = tenantPlanOf(req.method);
+      if (plan.scope !== "public" || req.stream) throw new Error(`${req.method.name}: end-user methods are unary and name a public environment`);
+      const environmentId = String((req.message as unknown as Record<string, unknown>)[plan.field.localName] ?? "");
+      req.contextValues.set(principalKey, await authenticateEndUser(deps, environmentId, req.header.get("authorization")));
+      return next(req);
+    }
     const principal = await authenticateApiToken(deps, req.header.get("authorization"));
     const needed = methodRules(req.method).permission;
     // Environment tokens are capped by their creator's current role; account tokens by the token here and

@@ -17,7 +17,7 @@ export function createInterceptors(deps: Deps): Interceptor[] {
     requestLogInterceptor(deps.log),
     errorInterceptor(deps.log),
     authnInterceptor(deps),
-    rateLimitInterceptor(deps.store, deps.config.rateLimitPerMinute),
+    rateLimitInterceptor(deps.store, deps.config.rateLimitPerMinute, deps.config.sdkRateLimits),
     validationInterceptor(),
     tenancyInterceptor(deps),
   ];

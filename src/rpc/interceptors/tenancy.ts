@@ -5,11 +5,12 @@ import type { Queryable } from "../../db/db.js";
 import { effectivePermissions, hasPermission } from "../../domain/auth/permissions.js";
 import type { Actor, EnvironmentAccess, OrganizationAccess, ProjectAccess } from "../../domain/tenancy/access.js";
 import { DomainError, notFound } from "../../errors.js";
-import { principalKey, requestIdKey, type TokenPrincipal } from "../context.js";
+import { principalKey, requestIdKey, type Principal, type TokenPrincipal } from "../context.js";
 import { methodRules } from "../method-options.js";
 import { tenancyKey, type Tenancy } from "../tenant-context.js";
 import { tenantPlanOf, type TenantPlan } from "../tenant-rules.js";
 import { firstMessage } from "./first-message.js";
+import { PublicEnvironments } from "../public-environments.js";
 
 /**
  * Resolves and checks, once per call, the tenant the RPC declares (TenantRule in options.proto) and puts it
@@ -23,6 +24,7 @@ import { firstMessage } from "./first-message.js";
  * - Public SDK calls name an environment that must exist (404 otherwise); nobody is authenticated.
  */
 export function tenancyInterceptor(deps: { db: Queryable }): Interceptor {
+  const publicEnvironments = new PublicEnvironments(deps.db);
   return (next) => async (req) => {
     // Only Sigil's own services have tenants; grpc.health and reflection are public by construction.
     if (!req.service.typeName.startsWith("sigil.")) return next(req);
@@ -31,7 +33,7 @@ export function tenancyInterceptor(deps: { db: Queryable }): Interceptor {
     if (req.stream) ({ message, req } = await firstMessage(req));
     else message = req.message as Message;
     const caller: Caller = { method: req.method, requestId: req.contextValues.get(requestIdKey), principal: req.contextValues.get(principalKey) };
-    req.contextValues.set(tenancyKey, await resolveTenancy(deps.db, plan, (message ?? {}) as unknown as Record<string, unknown>, caller));
+    req.contextValues.set(tenancyKey, await resolveTenancy(deps.db, publicEnvironments, plan, (message ?? {}) as unknown as Record<string, unknown>, caller));
     return next(req);
   };
 }
@@ -40,16 +42,19 @@ export function tenancyInterceptor(deps: { db: Queryable }): Interceptor {
 interface Caller {
   method: DescMethod;
   requestId: string;
-  principal: TokenPrincipal | { kind: "anonymous" };
+  principal: Principal;
 }
 
-async function resolveTenancy(db: Queryable, plan: TenantPlan, msg: Record<string, unknown>, c: Caller): Promise<Tenancy> {
+async function resolveTenancy(db: Queryable, publicEnvironments: PublicEnvironments, plan: TenantPlan, msg: Record<string, unknown>, c: Caller): Promise<Tenancy> {
   const value = (f: { localName: string } | undefined) => (f ? String(msg[f.localName] ?? "") : "");
   if (plan.scope === "public") {
     const environmentId = value(plan.field);
-    const env = environmentId ? await repo.findEnvironmentTenant(db, environmentId, null) : null;
+    const env = environmentId ? await publicEnvironments.find(environmentId) : null;
     if (!env) throw notFound("environment");
-    return { publicEnvironment: { environmentId, environmentName: env.name, projectId: env.projectId, organizationId: env.organizationId } };
+    // Authentication checked an end user's token against this very environment's keys; this holds it.
+    if (c.principal.kind === "end_user" && c.principal.environmentId !== environmentId)
+      throw new DomainError("unauthenticated", "invalid_session", "the session token is not one of this environment");
+    return { publicEnvironment: env };
   }
   const p = tokenPrincipal(c);
   switch (plan.scope) {
@@ -79,7 +84,8 @@ async function resolveTenancy(db: Queryable, plan: TenantPlan, msg: Record<strin
 }
 
 function tokenPrincipal(c: Caller): TokenPrincipal {
-  if (c.principal.kind === "anonymous") throw new Error(`${c.method.name} declares a tenant but was reached without a token principal`);
+  if (c.principal.kind === "anonymous" || c.principal.kind === "end_user")
+    throw new Error(`${c.method.name} declares a management tenant but was reached without a token principal`);
   return c.principal;
 }
 

@@ -47,6 +47,7 @@ export function toUser(a: UserAggregate, missing: readonly CustomFieldRecord[] =
       walletAdditionalAddresses: w.additionalAddresses.map((x) => ({ address: x.address, type: x.type, publicKey: str(x.publicKey) })),
       lastSelectedAt: ts(w.lastSelectedAt),
       verifiedAt: ts(w.createdAt),
+      previousUsers: w.previousUserIds,
     },
   }));
   const otherCredentials = a.credentials.map((c) => ({
@@ -69,6 +70,7 @@ export function toUser(a: UserAggregate, missing: readonly CustomFieldRecord[] =
       oauthMetadata: c.format === "oauth" ? (c.oauthMetadata as Record<string, never>) : undefined,
       lastSelectedAt: ts(c.lastSelectedAt),
       verifiedAt: ts(c.verifiedAt),
+      previousUsers: c.previousUserIds,
     },
   }));
   const credentials = [...otherCredentials, ...walletCredentials].sort((x, y) => x.at.getTime() - y.at.getTime());

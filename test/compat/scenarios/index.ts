@@ -33,7 +33,13 @@ import { globalWalletConnectionsApi } from "./global-wallet-connections.js";
 import { eventsApi } from "./events.js";
 import { webhooksApi } from "./webhooks.js";
 import { sDKApi } from "./sdk.js";
+import { sdkSettingsApi } from "./sdk-settings.js";
+import { sdkPreflights } from "./sdk-preflights.js";
+import { ownAccountApi } from "./own-account.js";
+import { sdkSessionsApi } from "./sdk-sessions.js";
+import { walletSignInApi } from "./wallet-sign-in.js";
+import { verificationsApi } from "./verifications.js";
 import type { Scenarios } from "../harness.js";
 
 /** Every scenario file, for the coverage check. */
-export const allScenarios: Scenarios[] = [organizationsApi, projectsApi, membersApi, invitesApi, userApiTokensApi, tokensApi, environmentsApi, usersApi, sessionsApi, mfaApi, mfaSettingsApi, customFieldsApi, visitsApi, analyticsApi, exportsApi, walletsApi, waasApi, chainsApi, settingsApi, allowlistsApi, gatesApi, externalJwtApi, testAccountApi, originsApi, deeplinkUrlsApi, customHostnamesApi, sDKViewsApi, customNetworksApi, nameServicesApi, globalWalletsApi, globalWalletAccessControlApi, globalWalletConnectionsApi, eventsApi, webhooksApi, sDKApi];
+export const allScenarios: Scenarios[] = [organizationsApi, projectsApi, membersApi, invitesApi, userApiTokensApi, tokensApi, environmentsApi, usersApi, sessionsApi, mfaApi, mfaSettingsApi, customFieldsApi, visitsApi, analyticsApi, exportsApi, walletsApi, waasApi, chainsApi, settingsApi, allowlistsApi, gatesApi, externalJwtApi, testAccountApi, originsApi, deeplinkUrlsApi, customHostnamesApi, sDKViewsApi, customNetworksApi, nameServicesApi, globalWalletsApi, globalWalletAccessControlApi, globalWalletConnectionsApi, eventsApi, webhooksApi, sDKApi, sdkSettingsApi, ownAccountApi, sdkPreflights, sdkSessionsApi, walletSignInApi, verificationsApi];

@@ -1,0 +1,84 @@
+import { importPKCS8, importSPKI, type CryptoKey } from "jose";
+import * as keys from "../../db/repositories/environment-keys.js";
+import type { Database } from "../../db/db.js";
+import type { Sealer } from "../../crypto/seal.js";
+import { ensureSigningKey, signingKeyAad } from "../environments/keys.js";
+
+/** A key ready for jose: imported once per process, not per token. */
+export interface ImportedKey {
+  kid: string;
+  alg: string;
+  key: CryptoKey;
+}
+
+interface EnvironmentKeys {
+  signing: ImportedKey;
+  /** The published keys (current and retired-but-live), by kid. */
+  verifying: Map<string, ImportedKey>;
+  loadedAt: number;
+}
+
+/** How long a process trusts its copy of an environment's keys before reading them again. */
+const KEYS_TTL_MS = 30_000;
+/** A token naming a kid we do not know re-reads the keys (a rotation elsewhere), at most this often. */
+const MISS_RELOAD_MS = 1_000;
+
+/**
+ * The environment keys this process signs and verifies session tokens with, read from Postgres and imported
+ * once, then kept for 30 s: a session check never reads Postgres. A rotation in this process drops its copy
+ * at once; other processes pick the new key up within the TTL, or at once when a token names a kid they do
+ * not know yet (rate-limited, so a stream of made-up kids cannot turn into a stream of reads). Retired keys
+ * stay until their published_until, so tokens signed before a rotation keep verifying.
+ */
+export class Keyring {
+  private readonly cache = new Map<string, Promise<EnvironmentKeys>>();
+
+  // Not Pick<Deps>: Deps holds the keyring, and the layer rules refuse the import circle.
+  constructor(private readonly deps: { db: Database; sealer: Sealer }) {}
+
+  async signingKey(environmentId: string): Promise<ImportedKey> {
+    return (await this.keysOf(environmentId)).signing;
+  }
+
+  /** The key a token's header names, or undefined when the environment publishes no such key. */
+  async verifyingKey(environmentId: string, kid: string): Promise<ImportedKey | undefined> {
+    let k = await this.keysOf(environmentId);
+    const found = k.verifying.get(kid);
+    if (found || Date.now() - k.loadedAt < MISS_RELOAD_MS) return found;
+    this.cache.delete(environmentId);
+    k = await this.keysOf(environmentId);
+    return k.verifying.get(kid);
+  }
+
+  /** Forget an environment's keys (after rotating them here). */
+  forget(environmentId: string): void {
+    this.cache.delete(environmentId);
+  }
+
+  private keysOf(environmentId: string): Promise<EnvironmentKeys> {
+    const cached = this.cache.get(environmentId);
+    if (cached) {
+      // Keep the promise while loading; after the TTL load again (the old copy serves nobody meanwhile).
+      return cached.then((k) => (Date.now() - k.loadedAt < KEYS_TTL_MS ? k : this.reload(environmentId, cached)));
+    }
+    return this.reload(environmentId, undefined);
+  }
+
+  private reload(environmentId: string, stale: Promise<EnvironmentKeys> | undefined): Promise<EnvironmentKeys> {
+    if (this.cache.get(environmentId) !== stale) return this.cache.get(environmentId)!;
+    const loading = this.load(environmentId);
+    this.cache.set(environmentId, loading);
+    loading.catch(() => this.cache.get(environmentId) === loading && this.cache.delete(environmentId));
+    return loading;
+  }
+
+  private async load(environmentId: string): Promise<EnvironmentKeys> {
+    const current = await ensureSigningKey(this.deps, this.deps.db, environmentId);
+    const published = await keys.findPublishedKeys(this.deps.db, environmentId);
+    const verifying = new Map<string, ImportedKey>();
+    for (const k of published) verifying.set(k.kid, { kid: k.kid, alg: k.alg, key: await importSPKI(k.publicKeyPem, k.alg) });
+    const pem = this.deps.sealer.open(current.privateKeySealed, signingKeyAad(current.id));
+    const signing = { kid: current.kid, alg: current.alg, key: await importPKCS8(pem, current.alg) };
+    return { signing, verifying, loadedAt: Date.now() };
+  }
+}

@@ -1,0 +1,140 @@
+import { randomUUID } from "node:crypto";
+import type { Queryable } from "../../db/db.js";
+import * as keys from "../../db/repositories/environment-keys.js";
+import * as projects from "../../db/repositories/projects.js";
+import * as sessions from "../../db/repositories/sessions.js";
+import { findUserAggregate, type UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import { DomainError } from "../../errors.js";
+import { audited } from "../audit/audit.js";
+import type { EndUserPrincipal } from "../auth/principal.js";
+import type { Deps } from "../deps.js";
+import { ensureSigningKey } from "../environments/keys.js";
+import { effectiveSettings } from "../environments/settings.js";
+import type { EnvironmentAccess, PublicEnvironment } from "../tenancy/access.js";
+import { isSessionRevoked, markSessionsRevoked } from "./revocation.js";
+import { credentialClaims, profileClaims } from "./claims.js";
+import { BASE_SCOPE, signSessionTokens } from "./tokens.js";
+
+/** A session's tokens as sign-in, refresh and every change of the signed-in user answer them. */
+export interface SessionTokens {
+  sessionId: string;
+  jwt: string;
+  minifiedJwt: string;
+  /** Unix seconds. */
+  expiresAt: number;
+  /** Space-delimited, always containing user:basic. */
+  scope: string;
+}
+
+/** Where a sign-in came from (kept on the session). */
+export interface ClientMeta {
+  ipAddress: string | null;
+  userAgent: string | null;
+  requestId: string;
+}
+
+const invalidSession = (message: string) => new DomainError("unauthenticated", "invalid_session", message);
+
+/** What an end user's own change is audited as: the user is the actor, no API token is involved. */
+export function endUserAccess(env: PublicEnvironment, userId: string, requestId: string): EnvironmentAccess {
+  return { ...env, role: null, actor: { tokenId: "", userId, memberId: null, accountId: null, requestId } };
+}
+
+/** The environment's session lifetime and the profile fields it collects (and so puts in tokens). */
+async function tokenPolicy(q: Queryable, environmentId: string): Promise<{ lifetimeSeconds: number; collected: Set<string> }> {
+  const env = await projects.findEnvironmentRecord(q, environmentId);
+  if (!env) throw new DomainError("not_found", "not_found", "environment not found");
+  const s = effectiveSettings(env.settings);
+  const collect = (s.sdk.collectUserData ?? {}) as Record<string, { enabled?: boolean }>;
+  return {
+    lifetimeSeconds: Number(s.security.jwtExpirationSeconds) || 7200,
+    collected: new Set(Object.entries(collect).filter(([, f]) => f?.enabled).map(([k]) => k)),
+  };
+}
+
+async function sign(
+  deps: Pick<Deps, "sessionKeys">,
+  user: UserAggregateRecord,
+  session: { sessionId: string; expiresAt: number; scope: string },
+  collected: Set<string>,
+): Promise<SessionTokens> {
+  const environmentId = user.user.environmentId;
+  const { jwt, minifiedJwt } = await signSessionTokens(
+    deps.sessionKeys,
+    { environmentId, userId: user.user.id, ...session },
+    { scope: session.scope, verifiedCredentials: credentialClaims(user), profile: profileClaims(user.user, collected) },
+  );
+  return { ...session, jwt, minifiedJwt };
+}
+
+/**
+ * Opens a session for a user who just proved a credential, in the sign-in's transaction (the caller records
+ * user.session.created with it), and signs its first tokens.
+ */
+export async function openSession(
+  deps: Pick<Deps, "sessionKeys">,
+  t: Queryable,
+  user: UserAggregateRecord,
+  meta: ClientMeta,
+  scope: string = BASE_SCOPE,
+): Promise<SessionTokens> {
+  const environmentId = user.user.environmentId;
+  const policy = await tokenPolicy(t, environmentId);
+  const sessionId = randomUUID();
+  const expiresAt = Math.floor(Date.now() / 1000) + policy.lifetimeSeconds;
+  await sessions.insertSession(t, environmentId, {
+    id: sessionId,
+    userId: user.user.id,
+    ipAddress: meta.ipAddress,
+    userAgent: meta.userAgent ? meta.userAgent.slice(0, 512) : null,
+    expiresAt: new Date(expiresAt * 1000),
+    scope,
+  });
+  return sign(deps, user, { sessionId, expiresAt, scope }, policy.collected);
+}
+
+/**
+ * New tokens for the caller's live session, with the user as they are now (after a refresh, a link, a
+ * profile change): a full lifetime from now. A revoked or expired session, or a deleted user, cannot.
+ */
+export async function renewSession(deps: Pick<Deps, "db" | "sessionKeys" | "store">, principal: EndUserPrincipal): Promise<{ tokens: SessionTokens; user: UserAggregateRecord }> {
+  const { environmentId, userId, sessionId } = principal;
+  if (await isSessionRevoked(deps.store, sessionId)) throw invalidSession("the session has been revoked");
+  const policy = await tokenPolicy(deps.db, environmentId);
+  const expiresAt = Math.floor(Date.now() / 1000) + policy.lifetimeSeconds;
+  const live = await sessions.extendLiveSession(deps.db, environmentId, userId, sessionId, new Date(expiresAt * 1000));
+  if (!live) throw invalidSession("the session has been revoked or has expired");
+  const user = await findUserAggregate(deps.db, environmentId, userId);
+  if (!user) throw invalidSession("the session's user no longer exists");
+  return { tokens: await sign(deps, user, { sessionId, expiresAt, scope: live.scope ?? BASE_SCOPE }, policy.collected), user };
+}
+
+/** Signs the caller out: their session is revoked in Postgres and, at once, for every api process. */
+export async function revokeOwnSession(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, requestId: string): Promise<void> {
+  const revoked = await audited(deps, endUserAccess(env, principal.userId, requestId), async (t, record) => {
+    const s = await sessions.revokeUserSession(t, env.environmentId, principal.userId, principal.sessionId);
+    if (s) await record({ action: "user.session.revoked", resourceType: "session", resourceId: s.id, after: { userId: principal.userId, revokedBy: "user" } });
+    return s;
+  });
+  // Already revoked (or revoked meanwhile): mark it anyway, the marker may have been lost with the store.
+  await markSessionsRevoked(deps.store, [revoked ?? { id: principal.sessionId, expiresAt: new Date(principal.expiresAt * 1000) }]);
+}
+
+/**
+ * The caller of an end-user operation: a session token of this environment (signature by one of its
+ * published keys, issuer, environment, expiry) whose session is not revoked. No Postgres read: the keys are
+ * cached per process and revocations are markers in the store.
+ */
+export async function authenticateEndUser(deps: Pick<Deps, "sessionVerifier" | "store">, environmentId: string, authorization: string | null): Promise<EndUserPrincipal> {
+  const m = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
+  if (!m) throw new DomainError("unauthenticated", "unauthorized", "missing or malformed Authorization header: expected 'Bearer <session JWT>'");
+  const claims = await deps.sessionVerifier.verify(environmentId, m[1]);
+  if (await isSessionRevoked(deps.store, claims.sessionId)) throw invalidSession("the session has been revoked");
+  return { kind: "end_user", ...claims };
+}
+
+/** The environment's published verification keys (current and retired-but-live), as a JWKS. */
+export async function publishedJwks(deps: Pick<Deps, "db" | "sealer">, environmentId: string): Promise<Record<string, string>[]> {
+  await ensureSigningKey(deps, deps.db, environmentId);
+  return (await keys.findPublishedKeys(deps.db, environmentId)).map((k) => k.publicJwk);
+}

@@ -1,0 +1,99 @@
+import { findUserAggregate, type UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import * as signIn from "../../db/repositories/sign-in.js";
+import * as users from "../../db/repositories/users.js";
+import { DomainError, unprocessable } from "../../errors.js";
+import { audited } from "../audit/audit.js";
+import type { EndUserPrincipal } from "../auth/principal.js";
+import type { Deps } from "../deps.js";
+import { endUserAccess, openSession, renewSession, type ClientMeta, type SessionTokens } from "../sessions/service.js";
+import type { PublicEnvironment } from "../tenancy/access.js";
+import { userSnapshot } from "../users/service.js";
+import { attachCredential, attachedChange, findOwner, type ProvenCredential } from "./credentials.js";
+import { rememberPendingMerge } from "./pending-merge.js";
+import { checkSignInPolicy } from "./policy.js";
+
+/** What every sign-in method answers: the user, whether this sign-in created them, the session's tokens. */
+export interface SignInResult {
+  user: UserAggregateRecord;
+  newUser: boolean;
+  tokens: SessionTokens;
+}
+
+/**
+ * The one sign-in pipeline: every method (wallet signature, e-mail or SMS code, and later OAuth, external
+ * JWT, passkeys) proves a credential and hands it here. The environment's policy decides (methods,
+ * allowlists, e-mail domains); the credential's owner signs in, or a new user is created with it; a session
+ * is opened. User, credential, session, audit rows and events (user.created, wallet.linked /
+ * verified_credential.created, user.session.created) commit together.
+ */
+export async function signInWith(deps: Deps, env: PublicEnvironment, credential: ProvenCredential, meta: ClientMeta): Promise<SignInResult> {
+  const environmentId = env.environmentId;
+  const owner = await findOwner(deps.db, environmentId, credential);
+  const scope = await checkSignInPolicy(deps.db, environmentId, credential, { newUser: !owner });
+  return audited(deps, endUserAccess(env, owner?.userId ?? "", meta.requestId), async (t, record) => {
+    let userId = owner?.userId;
+    let credentialId = owner?.credentialId ?? null;
+    const newUser = !userId;
+    if (!userId) {
+      const created = await users.insertUser(t, environmentId, {});
+      userId = created.id;
+      const attached = await attachCredential(t, environmentId, userId, credential);
+      credentialId = attached.credentialId;
+      await record({ action: "user.created", resourceType: "user", resourceId: userId, after: { ...userSnapshot(created), signedUpWith: credential.kind } });
+      await record(attachedChange(credential, userId, attached.resourceId));
+    } else if (!credentialId) {
+      // Known by the profile's e-mail / phone only (a user created by the management API): now verified.
+      const attached = await attachCredential(t, environmentId, userId, credential);
+      credentialId = attached.credentialId;
+      await record(attachedChange(credential, userId, attached.resourceId));
+    }
+    await signIn.recordUserVisit(t, environmentId, userId, credentialId);
+    const user = (await findUserAggregate(t, environmentId, userId))!;
+    const tokens = await openSession(deps, t, user, meta, scope);
+    await record({ action: "user.session.created", resourceType: "session", resourceId: tokens.sessionId, after: { userId, method: credential.kind } });
+    return { user, newUser, tokens };
+  }).catch(translateRace);
+}
+
+/**
+ * Adds a proven credential to the signed-in user. Already theirs: nothing changes. Another user's: 422
+ * `credential_owned_by_another_user`, and the proof is remembered for the session (10 minutes) so that the
+ * client may then transfer the credential or merge the two users (verifyTransfer, verifyMergeUsers,
+ * mergeUsers) without proving it again. Answers new tokens for the same session.
+ */
+export async function linkCredential(
+  deps: Deps,
+  env: PublicEnvironment,
+  principal: EndUserPrincipal,
+  credential: ProvenCredential,
+  meta: ClientMeta,
+): Promise<{ user: UserAggregateRecord; tokens: SessionTokens }> {
+  const environmentId = env.environmentId;
+  const owner = await findOwner(deps.db, environmentId, credential);
+  if (owner && owner.userId !== principal.userId) {
+    await rememberPendingMerge(deps.store, principal, { credential, otherUserId: owner.userId });
+    throw unprocessable("credential_owned_by_another_user", "this credential belongs to another user: transfer it or merge the two users", {
+      otherUserId: owner.userId,
+      transfer: credential.kind === "wallet",
+      merge: true,
+    });
+  }
+  await checkSignInPolicy(deps.db, environmentId, credential, { newUser: false });
+  if (!owner || !owner.credentialId) {
+    await audited(deps, endUserAccess(env, principal.userId, meta.requestId), async (t, record) => {
+      if (!(await users.lockUser(t, environmentId, principal.userId))) throw new DomainError("unauthenticated", "invalid_session", "the session's user no longer exists");
+      const attached = await attachCredential(t, environmentId, principal.userId, credential);
+      await signIn.recordUserVisit(t, environmentId, principal.userId, attached.credentialId);
+      await record(attachedChange(credential, principal.userId, attached.resourceId));
+    }).catch(translateRace);
+  }
+  return renewSession(deps, principal).then(({ tokens, user }) => ({ tokens, user }));
+}
+
+/** Two sign-ins or links of one new credential at once: the unique indexes let one win; the other gets 409. */
+function translateRace(err: unknown): never {
+  const e = err as { code?: string; constraint?: string };
+  if (e.code === "23505" && /wallets_environment_address_key|verified_credentials_(email|phone)_key|users_environment_(email|phone)_key/.test(e.constraint ?? ""))
+    throw new DomainError("conflict", "credential_race", "this credential was just attached by another request; try again");
+  throw err;
+}

@@ -1,0 +1,94 @@
+import * as projects from "../../db/repositories/projects.js";
+import * as wallets from "../../db/repositories/wallets.js";
+import { DomainError, unprocessable } from "../../errors.js";
+import type { Deps } from "../deps.js";
+import { effectiveSettings } from "../environments/settings.js";
+import { originPatterns } from "../origins/service.js";
+import type { ProvenCredential } from "../sign-in/credentials.js";
+import { chainAliases, normalizeWalletAddress } from "../wallets/addresses.js";
+import { parseEvmMessage, verifyEvmSignature } from "./evm.js";
+import { checkMessageRules, type SignInMessage } from "./message-rules.js";
+import { takeNonce } from "./nonces.js";
+import { parseSolanaMessage, verifySolanaSignature } from "./solana.js";
+
+/** What the client sends to prove a wallet (the published client's VerifyRequest). */
+export interface WalletProofInput {
+  chain: string;
+  publicWalletAddress: string;
+  messageToSign: string;
+  signedMessage: string;
+  walletName: string;
+  walletProvider: string;
+  additionalWalletAddresses?: { address: string; type: string; publicKey: string | null }[];
+}
+
+/** How each supported chain family reads its message and checks its signature. */
+interface ChainVerifier {
+  /** The chain the wallet is stored under (ETH is the older name of EVM). */
+  stored: string;
+  parse(text: string): SignInMessage;
+  sameAddress(messageAddress: string, canonical: string): boolean;
+  verify(text: string, signature: string, canonical: string): Promise<void> | void;
+}
+
+const EVM: ChainVerifier = {
+  stored: "EVM",
+  parse: parseEvmMessage,
+  sameAddress: (a, canonical) => a.toLowerCase() === canonical.toLowerCase(),
+  verify: verifyEvmSignature,
+};
+const SOL: ChainVerifier = { stored: "SOL", parse: parseSolanaMessage, sameAddress: (a, canonical) => a === canonical, verify: verifySolanaSignature };
+const VERIFIERS: Record<string, ChainVerifier> = { EVM, ETH: EVM, SOL };
+
+/**
+ * Proves that the caller controls the wallet: the chain is one we verify and the environment enables, the
+ * message names this wallet, is in its time window and (when the environment has origins) was made for
+ * one of them, the signature is the wallet's, and the message's nonce was issued by this environment and is
+ * used up now (atomically: of two requests with one nonce, one wins). Cheap checks run before the
+ * signature, and the nonce is taken last, so a forged request cannot burn a real user's nonce.
+ */
+export async function proveWallet(deps: Pick<Deps, "db" | "store">, environmentId: string, input: WalletProofInput): Promise<ProvenCredential> {
+  const verifier = VERIFIERS[input.chain];
+  if (!verifier)
+    throw unprocessable("chain_not_supported", `wallet sign-in verifies EVM (EIP-4361) and SOL (Solana sign-in) messages, not ${input.chain}`, {
+      chain: input.chain,
+    });
+  await checkChainEnabled(deps, environmentId, input.chain);
+  const address = normalizeWalletAddress(verifier.stored, input.publicWalletAddress);
+  const chain = await storedChain(deps, environmentId, verifier.stored, address);
+  const message = verifier.parse(input.messageToSign);
+  if (!verifier.sameAddress(message.address, address))
+    throw unprocessable("address_mismatch", "the sign-in message names another address than publicWalletAddress");
+  checkMessageRules(message, await originPatterns(deps, environmentId));
+  await verifier.verify(input.messageToSign, input.signedMessage, address);
+  if (!(await takeNonce(deps.store, environmentId, message.nonce)))
+    throw unprocessable("invalid_nonce", "the message's nonce was not issued by this environment, has expired or was already used: get a new nonce");
+  return {
+    kind: "wallet",
+    chain,
+    address,
+    walletName: input.walletName,
+    walletProvider: input.walletProvider,
+    additionalAddresses: input.additionalWalletAddresses ?? [],
+  };
+}
+
+/**
+ * The chain to store and look the wallet up under: EVM, unless the wallet is already held under ETH (its
+ * older name, which the management API still accepts), so that one wallet never becomes two users.
+ */
+async function storedChain(deps: Pick<Deps, "db">, environmentId: string, stored: string, address: string): Promise<string> {
+  if (stored !== "EVM") return stored;
+  return (await wallets.addressLinked(deps.db, environmentId, "ETH", address)) ? "ETH" : "EVM";
+}
+
+/** When the environment lists its chains, the wallet's chain must be on among them. */
+async function checkChainEnabled(deps: Pick<Deps, "db">, environmentId: string, chain: string): Promise<void> {
+  const env = await projects.findEnvironmentRecord(deps.db, environmentId);
+  if (!env) throw new DomainError("not_found", "not_found", "environment not found");
+  const chains = effectiveSettings(env.settings).chains;
+  if (chains.length === 0) return;
+  const names = new Set(chainAliases(chain));
+  if (!chains.some((c) => c.enabled && names.has(c.name.toUpperCase())))
+    throw unprocessable("chain_disabled", `${chain} wallets are not enabled in this environment`, { chain });
+}

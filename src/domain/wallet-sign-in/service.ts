@@ -1,0 +1,71 @@
+import * as signInRepo from "../../db/repositories/sign-in.js";
+import * as users from "../../db/repositories/users.js";
+import * as repo from "../../db/repositories/wallet-sign-in.js";
+import { DomainError, unprocessable } from "../../errors.js";
+import { audited } from "../audit/audit.js";
+import type { EndUserPrincipal } from "../auth/principal.js";
+import type { Deps } from "../deps.js";
+import { endUserAccess, renewSession, type ClientMeta } from "../sessions/service.js";
+import { linkCredential, signInWith, type SignInResult } from "../sign-in/pipeline.js";
+import { rememberPendingMerge } from "../sign-in/pending-merge.js";
+import { checkSignInPolicy } from "../sign-in/policy.js";
+import type { PublicEnvironment } from "../tenancy/access.js";
+import { proveWallet, type WalletProofInput } from "./proof.js";
+
+/** Signs in with a signed message: the wallet's user, or a new user holding the wallet. */
+export async function signInWithWallet(deps: Deps, env: PublicEnvironment, input: WalletProofInput, meta: ClientMeta): Promise<SignInResult> {
+  const credential = await proveWallet(deps, env.environmentId, input);
+  return signInWith(deps, env, credential, meta);
+}
+
+/** Adds the proven wallet to the signed-in user (the pipeline's link: another user's wallet is 422). */
+export async function linkWallet(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, input: WalletProofInput, meta: ClientMeta) {
+  const credential = await proveWallet(deps, env.environmentId, input);
+  return linkCredential(deps, env, principal, credential, meta);
+}
+
+/**
+ * Moves a wallet another user holds to the signed-in user, on two proofs: the caller's session and a
+ * fresh signature of the wallet. Refused when the wallet is the other user's last way to sign in (they
+ * would be locked out of an account nobody can reach): the proof is then remembered for the session as a
+ * pending merge, so that the client can merge the two users instead (mergeUsers). A wallet nobody holds
+ * is simply linked; one the caller already holds changes nothing.
+ */
+export async function transferWallet(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, input: WalletProofInput, meta: ClientMeta) {
+  const credential = await proveWallet(deps, env.environmentId, input);
+  if (credential.kind !== "wallet") throw new Error("a wallet proof proved something else");
+  const environmentId = env.environmentId;
+  const owner = await signInRepo.findWalletOwner(deps.db, environmentId, credential.chain, credential.address);
+  if (!owner) return linkCredential(deps, env, principal, credential, meta);
+  if (owner.userId !== principal.userId) {
+    await checkSignInPolicy(deps.db, environmentId, credential, { newUser: false });
+    await audited(deps, endUserAccess(env, principal.userId, meta.requestId), async (t, record) => {
+      // Both users locked in one order (by id), so a transfer the other way cannot deadlock with this one.
+      for (const id of [principal.userId, owner.userId].sort())
+        if (!(await users.lockUser(t, environmentId, id)) && id === principal.userId)
+          throw new DomainError("unauthenticated", "invalid_session", "the session's user no longer exists");
+      const wallet = await repo.lockWallet(t, environmentId, credential.chain, credential.address);
+      if (!wallet || wallet.userId !== owner.userId)
+        throw new DomainError("conflict", "credential_race", "this wallet changed hands meanwhile; try again");
+      if ((await repo.countSignInCredentials(t, environmentId, owner.userId)) <= 1)
+        throw unprocessable(
+          "last_credential_of_other_user",
+          "this wallet is the other user's only way to sign in: merge the two users instead of moving the wallet",
+          { otherUserId: owner.userId },
+        );
+      await repo.moveWallet(t, environmentId, wallet.walletId, owner.userId, principal.userId);
+      await signInRepo.recordUserVisit(t, environmentId, principal.userId, owner.credentialId);
+      const what = { chain: credential.chain, address: credential.address, walletName: credential.walletName };
+      // The event's data is its snapshot: unlinked names the user who lost the wallet, linked the one who got it.
+      const resource = { resourceType: "wallet", resourceId: wallet.walletId };
+      await record({ action: "wallet.unlinked", ...resource, before: { userId: owner.userId, ...what, transferredTo: principal.userId } });
+      await record({ action: "wallet.linked", ...resource, after: { userId: principal.userId, ...what, transferredFrom: owner.userId } });
+    }).catch(async (err) => {
+      // The proof is good: remember it, so that the client can merge the two users next (mergeUsers).
+      if (err instanceof DomainError && err.code === "last_credential_of_other_user")
+        await rememberPendingMerge(deps.store, principal, { credential, otherUserId: owner.userId });
+      throw err;
+    });
+  }
+  return renewSession(deps, principal);
+}
