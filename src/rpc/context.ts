@@ -1,5 +1,6 @@
 import { createContextKey, type ContextKey } from "@connectrpc/connect";
 import type { EndUserPrincipal, Principal, TokenPrincipal } from "../domain/auth/principal.js";
+import type { ClientMeta } from "../domain/sessions/service.js";
 
 /** Who is calling, as established by the authentication interceptor (declared by the domain). */
 export type { Principal, TokenPrincipal } from "../domain/auth/principal.js";
@@ -36,4 +37,9 @@ export function endUserOf(ctx: { values: { get<T>(key: ContextKey<T>): T } }): E
   const p = ctx.values.get(principalKey);
   if (p.kind !== "end_user") throw new Error("end-user handler reached without a session principal");
   return p;
+}
+
+/** Where an SDK call came from (kept on the session a sign-in opens, and in the audit trail). */
+export function clientMetaOf(ctx: { values: { get<T>(key: ContextKey<T>): T }; requestHeader: Headers }): ClientMeta {
+  return { ipAddress: clientAddress(ctx) || null, userAgent: ctx.requestHeader.get("user-agent"), requestId: ctx.values.get(requestIdKey) };
 }

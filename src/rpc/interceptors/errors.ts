@@ -20,7 +20,7 @@ export function errorInterceptor(log: Logger): Interceptor {
         log.warn("dependency unavailable", { requestId: req.contextValues.get(requestIdKey), code: down.code, error: err instanceof Error ? err.message : String(err) });
         throw toConnectError(down, { "retry-after": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
       }
-      if (err instanceof DomainError) throw toConnectError(err);
+      if (err instanceof DomainError) throw toConnectError(err, retryAfterOf(err));
       if (err instanceof ConnectError) {
         if (err.code !== Code.Internal && err.code !== Code.Unknown) throw err;
         log.error("internal error", { requestId: req.contextValues.get(requestIdKey), error: err.message, cause: String(err.cause ?? "") });
@@ -34,4 +34,13 @@ export function errorInterceptor(log: Logger): Interceptor {
       throw new ConnectError("internal error", Code.Internal);
     }
   };
+}
+
+/**
+ * A domain limit that says how long to wait (payload.retryAfterSeconds, e.g. the per-address code sends)
+ * answers with Retry-After, wherever it was raised.
+ */
+function retryAfterOf(err: DomainError): Record<string, string> | undefined {
+  const seconds = err.kind === "rate_limited" ? err.payload?.retryAfterSeconds : undefined;
+  return typeof seconds === "number" ? { "retry-after": String(Math.max(1, Math.ceil(seconds))) } : undefined;
 }

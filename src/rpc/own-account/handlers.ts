@@ -3,22 +3,10 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { OwnAccountService } from "../../gen/sigil/own_account/v0/own_account_service_pb.js";
 import type { Deps } from "../../domain/deps.js";
 import * as own from "../../domain/own-account/service.js";
-import { DomainError, toConnectError } from "../../errors.js";
 import { endUserOf, requestIdKey } from "../context.js";
 import { toSignIn } from "../sessions/mappers.js";
 import { publicEnvironmentOf } from "../tenant-context.js";
 import { toUserView } from "../users/mappers.js";
-
-/** A refused code send (429) carries the seconds to wait as Retry-After, as the codes operations do. */
-async function withRetryAfter<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (err) {
-    if (err instanceof DomainError && err.kind === "rate_limited" && typeof err.payload?.retryAfterSeconds === "number")
-      throw toConnectError(err, { "retry-after": String(err.payload.retryAfterSeconds) });
-    throw err;
-  }
-}
 
 type Ctx = Parameters<typeof endUserOf>[0] & Parameters<typeof publicEnvironmentOf>[0];
 
@@ -32,7 +20,7 @@ export function registerOwnAccount(router: ConnectRouter, deps: Deps) {
       return { user: { ...toUserView(view), sessionId: caller.principal.sessionId, scope: caller.principal.scope } };
     },
     async updateSelf(req, ctx) {
-      const { tokens, user, nextView, verification } = await withRetryAfter(own.updateSelf(deps, callerOf(ctx), {
+      const { tokens, user, nextView, verification } = await (own.updateSelf(deps, callerOf(ctx), {
         email: req.email,
         phoneNumber: req.phoneNumber,
         alias: req.alias,

@@ -1,6 +1,5 @@
-import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
 import type { Deps } from "../../domain/deps.js";
-import type { ClientMeta } from "../../domain/sessions/service.js";
 import { mergePendingUser } from "../../domain/wallet-sign-in/merge.js";
 import { issueNonce } from "../../domain/wallet-sign-in/nonces.js";
 import type { WalletProofInput } from "../../domain/wallet-sign-in/proof.js";
@@ -8,14 +7,9 @@ import { linkWallet, signInWithWallet, transferWallet } from "../../domain/walle
 import { unlinkCredential } from "../../domain/wallet-sign-in/unlink.js";
 import type { WalletProof } from "../../gen/sigil/wallet_sign_in/v0/wallet_sign_in_service_pb.js";
 import { SdkWalletSignInService } from "../../gen/sigil/wallet_sign_in/v0/wallet_sign_in_service_pb.js";
-import { clientAddress, endUserOf, requestIdKey } from "../context.js";
+import { clientMetaOf, endUserOf, requestIdKey } from "../context.js";
 import { toSignIn } from "../sessions/mappers.js";
 import { publicEnvironmentOf } from "../tenant-context.js";
-
-/** Where the call came from, kept on the session it opens. */
-function metaOf(ctx: HandlerContext): ClientMeta {
-  return { ipAddress: clientAddress(ctx) || null, userAgent: ctx.requestHeader.get("user-agent"), requestId: ctx.values.get(requestIdKey) };
-}
 
 /** The validated proof (validation declared `proof` required, so it is present). */
 function proofOf(p: WalletProof | undefined): WalletProofInput {
@@ -37,11 +31,11 @@ export function registerWalletSignIn(router: ConnectRouter, deps: Deps): void {
       return { nonce: await issueNonce(deps.store, publicEnvironmentOf(ctx).environmentId) };
     },
     async verify(req, ctx) {
-      const r = await signInWithWallet(deps, publicEnvironmentOf(ctx), proofOf(req.proof), metaOf(ctx));
+      const r = await signInWithWallet(deps, publicEnvironmentOf(ctx), proofOf(req.proof), clientMetaOf(ctx));
       return { signIn: toSignIn(r.tokens, r.user, { newUser: r.newUser }) };
     },
     async verifyLink(req, ctx) {
-      const r = await linkWallet(deps, publicEnvironmentOf(ctx), endUserOf(ctx), proofOf(req.proof), metaOf(ctx));
+      const r = await linkWallet(deps, publicEnvironmentOf(ctx), endUserOf(ctx), proofOf(req.proof), clientMetaOf(ctx));
       return { signIn: toSignIn(r.tokens, r.user) };
     },
     async verifyUnlink(req, ctx) {
@@ -55,7 +49,7 @@ export function registerWalletSignIn(router: ConnectRouter, deps: Deps): void {
       return { signIn: toSignIn(r.tokens, r.user) };
     },
     async verifyTransfer(req, ctx) {
-      const r = await transferWallet(deps, publicEnvironmentOf(ctx), endUserOf(ctx), proofOf(req.proof), metaOf(ctx));
+      const r = await transferWallet(deps, publicEnvironmentOf(ctx), endUserOf(ctx), proofOf(req.proof), clientMetaOf(ctx));
       return { signIn: toSignIn(r.tokens, r.user) };
     },
     async verifyMergeUsers(req, ctx) {
