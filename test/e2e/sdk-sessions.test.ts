@@ -1,5 +1,8 @@
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, UnsecuredJWT, generateKeyPair } from "jose";
 import { Configuration, SDKApi } from "@dynamic-labs/sdk-api";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { SdkSessionsService } from "../../src/gen/sigil/sessions/v0/sessions_service_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { startTestApp, type TestApp } from "../support/app.js";
@@ -188,5 +191,24 @@ describe("key rotation", () => {
     // The old key is published until the tokens it signed (then 2 hours long) have expired.
     const old = await app.db.one("SELECT published_until - retired_at AS kept FROM environment_signing_keys WHERE environment_id = $1 AND alg = 'ES256'", [x.environmentId]);
     expect(old.kept.hours).toBe(2);
+  });
+});
+
+describe("over gRPC", () => {
+  it("the same session operations with the JWT in the authorization metadata", async () => {
+    const s = await signInAs(app, t.environmentId);
+    const client = createClient(SdkSessionsService, createGrpcTransport({ baseUrl: app.baseUrl }));
+    const headers = { authorization: `Bearer ${s.jwt}` };
+    await client.sessionCheck({ environmentId: t.environmentId }, { headers });
+    const refreshed = await client.refreshAuth({ environmentId: t.environmentId }, { headers });
+    expect(refreshed.signIn?.user?.id).toBe(s.userId);
+    expect(decodeJwt(refreshed.signIn!.jwt).sid).toBe(s.sessionId);
+    const keys = await client.getJwks({ environmentId: t.environmentId });
+    expect(keys.keys[0]).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256" });
+    const foreign = await client.sessionCheck({ environmentId: other.environmentId }, { headers }).catch((e) => ConnectError.from(e));
+    expect((foreign as ConnectError).code).toBe(Code.Unauthenticated);
+    await client.revokeSession({ environmentId: t.environmentId }, { headers });
+    const after = await client.sessionCheck({ environmentId: t.environmentId }, { headers }).catch((e) => ConnectError.from(e));
+    expect((after as ConnectError).code).toBe(Code.Unauthenticated);
   });
 });
