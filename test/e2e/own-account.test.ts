@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
 import { signInAs } from "../support/sessions.js";
 import { codeIn, startSmsPeer, startSmtpPeer } from "./support/code-peers.js";
+import { refused } from "../support/sdk-client.js";
 
 /**
  * The signed-in end user's own account through the published client's SDKApi (unchanged, basePath /api/v0,
@@ -39,17 +40,6 @@ const manage = async (t: BootstrapResult, method: string, path: string, body?: u
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
   return res.body;
 };
-/** The status and body of a call the client refused: it throws the fetch Response itself on a non-2xx. */
-async function statusOf(p: Promise<unknown>): Promise<{ status: number; body: any }> {
-  try {
-    await p;
-  } catch (err) {
-    const response = err as { status?: unknown; json?: () => Promise<unknown> };
-    if (typeof response?.status !== "number" || typeof response.json !== "function") throw err;
-    return { status: response.status, body: await response.json().catch(() => undefined) };
-  }
-  throw new Error("the call succeeded");
-}
 const userRow = (id: string) => app.db.oneOrNone("SELECT * FROM users WHERE id = $1", [id]);
 const eventsOf = (environmentId: string, name: string, userId: string) =>
   app.db.any("SELECT * FROM events WHERE environment_id = $1 AND event_name = $2 AND user_id = $3", [environmentId, name, userId]);
@@ -93,12 +83,12 @@ describe("getAuthenticatedUser", () => {
     const [h, p, s] = me.jwt.split(".");
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...decodeJwt(me.jwt), sub: stranger.userId })).toString("base64url")}.${s}`;
     for (const jwt of [undefined, t.token, stranger.jwt, tampered, `${h}.${p}.`]) {
-      const res = await statusOf(sdkAs(jwt).getAuthenticatedUser({ environmentId: t.environmentId }));
+      const res = await refused(sdkAs(jwt).getAuthenticatedUser({ environmentId: t.environmentId }));
       expect(res.status, String(jwt).slice(0, 20)).toBe(401);
       expect(res.body).toMatchObject({ error: expect.any(String), code: expect.any(String) });
     }
     await sdkAs(me.jwt).revokeSession({ environmentId: t.environmentId });
-    expect((await statusOf(sdkAs(me.jwt).getAuthenticatedUser({ environmentId: t.environmentId }))).status).toBe(401);
+    expect((await refused(sdkAs(me.jwt).getAuthenticatedUser({ environmentId: t.environmentId }))).status).toBe(401);
   });
 });
 
@@ -127,7 +117,7 @@ describe("updateSelf", () => {
     const me = await signInAs(app, t.environmentId);
     const before = await userRow(me.userId);
     for (const userFields of [{ jobTitle: "CEO" }, { firstName: "Ok", alias: "sneaky" }, { metadata: { role: "admin" } }]) {
-      const res = await statusOf(sdkAs(me.jwt).updateSelf({ environmentId: t.environmentId, userFields }));
+      const res = await refused(sdkAs(me.jwt).updateSelf({ environmentId: t.environmentId, userFields }));
       expect(res.status).toBe(422);
       expect(res.body.code).toBe("user_field_not_collected");
     }
@@ -143,7 +133,7 @@ describe("updateSelf", () => {
     await manage(t, "PUT", `/users/${me.userId}`, { metadata: { tier: "gold" } });
     await sdkAs(me.jwt).updateSelf({ environmentId: t.environmentId, userFields: { metadata: { nickname: "ace" } } });
     expect((await userRow(me.userId)).metadata).toEqual({ tier: "gold", nickname: "ace" });
-    const taken = await statusOf(sdkAs(rival.jwt).updateSelf({ environmentId: t.environmentId, userFields: { metadata: { nickname: "ACE" } } }));
+    const taken = await refused(sdkAs(rival.jwt).updateSelf({ environmentId: t.environmentId, userFields: { metadata: { nickname: "ACE" } } }));
     expect(taken.status).toBe(422);
     expect(taken.body.code).toBe("custom_field_not_unique");
   });
@@ -176,7 +166,7 @@ describe("updateSelf", () => {
     expect(res.smsVerification).toEqual({ verificationUUID: expect.any(String), phoneNumber: "4155552671", phoneCountryCode: "1", isoCountryCode: "US" });
     expect((await userRow(me.userId)).phone_number).toBeNull();
     expect(codeIn((await smsPeer.smsTo("+14155552671")).form.Body ?? "")).toMatch(/^\d{6}$/);
-    const national = await statusOf(sdkAs(me.jwt).updateSelf({ environmentId: t.environmentId, userFields: { phoneNumber: "4155552671" } }));
+    const national = await refused(sdkAs(me.jwt).updateSelf({ environmentId: t.environmentId, userFields: { phoneNumber: "4155552671" } }));
     expect([national.status, national.body.code]).toEqual([400, "invalid_phone_number"]);
   });
 
@@ -193,7 +183,7 @@ describe("updateSelf", () => {
       [{ email: "not-an-email" }, 400, "validation_error"],
     ];
     for (const [userFields, status, code] of cases) {
-      const res = await statusOf(sdkAs(me.jwt).updateSelf({ environmentId: t.environmentId, userFields }));
+      const res = await refused(sdkAs(me.jwt).updateSelf({ environmentId: t.environmentId, userFields }));
       expect([res.status, res.body.code], JSON.stringify(userFields)).toEqual([status, code]);
     }
     expect(await userRow(me.userId)).toEqual(before);
@@ -209,12 +199,12 @@ describe("getUserFieldsCheck", () => {
     const rival = await signInAs(app, t.environmentId);
     const check = (field: string, value: string) => sdkAs(me.jwt).getUserFieldsCheck({ environmentId: t.environmentId, filter: { field: field as UserFieldsCheckEnum, value } });
     // Usernames are unique only where the environment says so (a unique standard field).
-    const notUnique = await statusOf(check(UserFieldsCheckEnum.Username, "anyone"));
+    const notUnique = await refused(check(UserFieldsCheckEnum.Username, "anyone"));
     expect([notUnique.status, notUnique.body.code]).toEqual([422, "field_not_checkable"]);
     await manage(t, "POST", `/environments/${t.environmentId}/custom/fields`, { name: "username", type: "standard", validationRules: { unique: true } });
     await sdkAs(rival.jwt).updateSelf({ environmentId: t.environmentId, userFields: { username: "Taken", metadata: { employeeId: "E-1" } } });
     // The update enforces what the check reports.
-    const dup = await statusOf(sdkAs(me.jwt).updateSelf({ environmentId: t.environmentId, userFields: { username: " taken " } }));
+    const dup = await refused(sdkAs(me.jwt).updateSelf({ environmentId: t.environmentId, userFields: { username: " taken " } }));
     expect([dup.status, dup.body.code]).toEqual([422, "custom_field_not_unique"]);
 
     expect(await check(UserFieldsCheckEnum.Username, "taken")).toEqual({ field: "username", value: "taken", available: false });
@@ -223,12 +213,12 @@ describe("getUserFieldsCheck", () => {
     expect((await check(UserFieldsCheckEnum.Email, me.email)).available).toBe(true);
     expect((await check("employeeId", " e-1 ")).available).toBe(false);
     expect((await check("employeeId", "E-2")).available).toBe(true);
-    const unknown = await statusOf(check("favouriteColour", "red"));
+    const unknown = await refused(check("favouriteColour", "red"));
     expect([unknown.status, unknown.body.code]).toEqual([422, "field_not_checkable"]);
-    const missing = await statusOf(sdkAs(me.jwt).getUserFieldsCheck({ environmentId: t.environmentId }));
+    const missing = await refused(sdkAs(me.jwt).getUserFieldsCheck({ environmentId: t.environmentId }));
     expect(missing.status).toBe(400);
     // Anonymous callers cannot probe the environment's users.
-    expect((await statusOf(sdkAs().getUserFieldsCheck({ environmentId: t.environmentId, filter: { field: UserFieldsCheckEnum.Email, value: rival.email } }))).status).toBe(401);
+    expect((await refused(sdkAs().getUserFieldsCheck({ environmentId: t.environmentId, filter: { field: UserFieldsCheckEnum.Email, value: rival.email } }))).status).toBe(401);
   });
 });
 
@@ -258,7 +248,7 @@ describe("selectUserWallet", () => {
     expect(await app.db.one("SELECT count(*)::int AS n FROM audit_log WHERE action = 'wallet.selected' AND resource_id = $1", [myWalletId])).toEqual({ n: 1 });
 
     for (const walletId of [theirWalletId, randomUUID()]) {
-      const denied = await statusOf(sdkAs(me.jwt).selectUserWallet({ environmentId: t.environmentId, userWalletSelectionRequest: { walletId } }));
+      const denied = await refused(sdkAs(me.jwt).selectUserWallet({ environmentId: t.environmentId, userWalletSelectionRequest: { walletId } }));
       expect(denied.status).toBe(404);
     }
     expect((await app.db.one("SELECT last_selected_at FROM wallets WHERE id = $1", [theirWalletId])).last_selected_at).toBeNull();
@@ -276,7 +266,7 @@ describe("hardDeleteUser", () => {
     await sdkAs(me.jwt).hardDeleteUser({ environmentId: t.environmentId });
     expect(await userRow(me.userId)).toBeNull();
     expect((await app.db.one("SELECT count(*)::int AS n FROM sessions WHERE user_id = $1", [me.userId])).n).toBe(0);
-    for (const jwt of [me.jwt, second.jwt]) expect((await statusOf(sdkAs(jwt).getAuthenticatedUser({ environmentId: t.environmentId }))).status).toBe(401);
+    for (const jwt of [me.jwt, second.jwt]) expect((await refused(sdkAs(jwt).getAuthenticatedUser({ environmentId: t.environmentId }))).status).toBe(401);
     expect(await eventsOf(t.environmentId, "user.deleted", me.userId)).toHaveLength(1);
     // Others are untouched, and the email is free again.
     expect((await sdkAs(other.jwt).getAuthenticatedUser({ environmentId: t.environmentId })).id).toBe(other.userId);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
+import { refused } from "../support/sdk-client.js";
 
 /**
  * What a client app loads first, through the published client's SDKApi (unchanged, basePath /api/v0):
@@ -26,17 +27,6 @@ const manage = async (t: BootstrapResult, method: string, path: string, body?: u
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
   return res.body;
 };
-/** The status and body of a call the client refused: it throws the fetch Response itself on a non-2xx. */
-async function statusOf(p: Promise<unknown>): Promise<{ status: number; body: any }> {
-  try {
-    await p;
-  } catch (err) {
-    const response = err as { status?: unknown; json?: () => Promise<unknown> };
-    if (typeof response?.status !== "number" || typeof response.json !== "function") throw err;
-    return { status: response.status, body: await response.json().catch(() => undefined) };
-  }
-  throw new Error("the call succeeded");
-}
 const evmAddress = () => privateKeyToAddress(generatePrivateKey());
 
 describe("getEnvironmentSettings", () => {
@@ -90,8 +80,8 @@ describe("getEnvironmentSettings", () => {
   });
 
   it("answers 404 for an unknown environment and 400 for a malformed id", async () => {
-    expect((await statusOf(sdk.getEnvironmentSettings({ environmentId: randomUUID() }))).status).toBe(404);
-    const bad = await statusOf(sdk.getEnvironmentSettings({ environmentId: "not-a-uuid" }));
+    expect((await refused(sdk.getEnvironmentSettings({ environmentId: randomUUID() }))).status).toBe(404);
+    const bad = await refused(sdk.getEnvironmentSettings({ environmentId: "not-a-uuid" }));
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: expect.any(String), code: expect.any(String) });
   });
@@ -102,7 +92,7 @@ describe("healthcheck, prefetch and the SDK's self-report", () => {
     const t = await tenant();
     expect(await sdk.getHealthcheck({ environmentId: t.environmentId })).toEqual({ status: "healthy" });
     await sdk.prefetch({ environmentId: t.environmentId, prefetchRequest: { chain: ChainEnum.Evm, publicWalletAddress: evmAddress() } });
-    const bad = await statusOf(sdk.prefetch({ environmentId: t.environmentId, prefetchRequest: { chain: ChainEnum.Evm, publicWalletAddress: "0xnope" } }));
+    const bad = await refused(sdk.prefetch({ environmentId: t.environmentId, prefetchRequest: { chain: ChainEnum.Evm, publicWalletAddress: "0xnope" } }));
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe("invalid_wallet_address");
   });
@@ -145,7 +135,7 @@ describe("createVisit", () => {
 
   it("refuses an invalid address or chain and records nothing", async () => {
     const t = await tenant();
-    const bad = await statusOf(
+    const bad = await refused(
       sdk.createVisit({ environmentId: t.environmentId, connectRequest: { address: "not-an-address", chain: ChainEnum.Evm, provider: WalletProviderEnum.BrowserExtension, walletName: "x" } }),
     );
     expect(bad.status).toBe(400);
@@ -166,14 +156,14 @@ describe("getEmailProvider", () => {
     const { user } = await manage(t, "POST", `/environments/${env}/users`, { email });
     await manage(t, "POST", `/environments/${env}/users/${user.id}/wallets`, { publicWalletAddress: evmAddress(), chain: "EVM", walletName: "metamask", walletProvider: "browserExtension" });
     expect(await sdk.getEmailProvider({ environmentId: env, email: email.toUpperCase() })).toEqual({ emailProvider: "emailOnly" });
-    expect((await statusOf(sdk.getEmailProvider({ environmentId: env, email: "not an email" }))).status).toBe(400);
+    expect((await refused(sdk.getEmailProvider({ environmentId: env, email: "not an email" }))).status).toBe(400);
   });
 });
 
 describe("getGlobalWalletsSettings", () => {
   it("answers 404 without settings, then their public fields", async () => {
     const t = await tenant();
-    expect((await statusOf(sdk.getGlobalWalletsSettings({ environmentId: t.environmentId }))).status).toBe(404);
+    expect((await refused(sdk.getGlobalWalletsSettings({ environmentId: t.environmentId }))).status).toBe(404);
     await manage(t, "POST", `/environments/${t.environmentId}/globalWallet/settings`, {
       walletName: "Acme Wallet", popupPageTitle: "Acme", termsUrl: "https://acme.example/terms", privacyPolicyUrl: "https://acme.example/privacy",
     });
@@ -197,7 +187,7 @@ describe("scanUrl", () => {
     expect((await scan("https://app.acme.example.evil.example/")).isMalicious).toBe(true);
     expect((await scan("http://app.acme.example/")).isMalicious).toBe(true);
     expect((await scan("https://preview.acme.example/")).isMalicious).toBe(true);
-    const bad = await statusOf(scan("javascript:alert(1)"));
+    const bad = await refused(scan("javascript:alert(1)"));
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe("invalid_url");
   });

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
-import { evmProof, newEvmWallet, sdkFor } from "../support/wallet-proofs.js";
+import { evmProof, newEvmWallet } from "../support/wallet-proofs.js";
+import { sdkFor } from "../support/sdk-client.js";
 import { DEFAULT_VERIFICATION_SETTINGS } from "../../src/config.js";
 import { codeIn, startSmtpPeer } from "./support/code-peers.js";
 

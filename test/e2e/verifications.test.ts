@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
 import { signInAs } from "../support/sessions.js";
 import { codeIn, startSmsPeer, startSmtpPeer } from "./support/code-peers.js";
+import { refused } from "../support/sdk-client.js";
 
 /**
  * E-mail and SMS one-time codes through the published client's SDKApi (unchanged, basePath /api/v0), with a
@@ -48,17 +49,6 @@ const manage = async (tenant: BootstrapResult, method: string, p: string, body?:
   if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${res.text}`);
   return res.body;
 };
-/** The status, body and headers of a call the client refused (it throws the fetch Response on a non-2xx). */
-async function refused(p: Promise<unknown>): Promise<{ status: number; body: any; headers: Headers }> {
-  try {
-    await p;
-  } catch (err) {
-    const r = (err as { response?: Response }).response ?? (err as Response);
-    if (typeof r?.status !== "number") throw err;
-    return { status: r.status, body: await r.json().catch(() => undefined), headers: r.headers };
-  }
-  throw new Error("the call succeeded");
-}
 const newEmail = () => `user-${randomUUID()}@example.com`;
 
 /** Creates an e-mail verification and reads its code from the SMTP server. */

@@ -4,7 +4,8 @@ import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
 import { signInAs } from "../support/sessions.js";
-import { evmProof, newEvmWallet, newSolanaWallet, sdkFor, solanaProof, statusOf } from "../support/wallet-proofs.js";
+import { evmProof, newEvmWallet, newSolanaWallet, solanaProof } from "../support/wallet-proofs.js";
+import { refused, sdkFor } from "../support/sdk-client.js";
 
 /**
  * What a signed-in user does with wallets through the published client's SDKApi: link one (verifyLink),
@@ -54,10 +55,10 @@ describe("verifyLink", () => {
 
   it("is 401 without a session, or with another environment's session", async () => {
     const proof = await evmProof(newEvmWallet(), await nonce());
-    expect((await statusOf(sdk().verifyLink({ environmentId: env, verifyRequest: proof }))).status).toBe(401);
+    expect((await refused(sdk().verifyLink({ environmentId: env, verifyRequest: proof }))).status).toBe(401);
     const other = await app.bootstrap({ ownerEmail: `wallet-links-${randomUUID()}@example.com` });
     const stranger = await signInAs(app, other.environmentId);
-    expect((await statusOf(sdk(stranger.jwt).verifyLink({ environmentId: env, verifyRequest: proof }))).status).toBe(401);
+    expect((await refused(sdk(stranger.jwt).verifyLink({ environmentId: env, verifyRequest: proof }))).status).toBe(401);
     // The proof was not used up by the refused calls.
     const user = await signInAs(app, env);
     await sdk(user.jwt).verifyLink({ environmentId: env, verifyRequest: proof });
@@ -66,7 +67,7 @@ describe("verifyLink", () => {
   it("refuses another user's wallet with a code telling the client to transfer or merge", async () => {
     const owner = await walletUser();
     const user = await signInAs(app, env);
-    const res = await statusOf(sdk(user.jwt).verifyLink({ environmentId: env, verifyRequest: await evmProof(owner.wallet, await nonce()) }));
+    const res = await refused(sdk(user.jwt).verifyLink({ environmentId: env, verifyRequest: await evmProof(owner.wallet, await nonce()) }));
     expect(res).toMatchObject({ status: 422, body: { code: "credential_owned_by_another_user", payload: { transfer: true, merge: true } } });
   });
 });
@@ -85,7 +86,7 @@ describe("verifyUnlink", () => {
     expect(r.user.email ?? null).toBeNull();
     expect(await eventsOf(user.userId)).toContain("verified_credential.deleted");
 
-    const last = await statusOf(sdk(r.jwt).verifyUnlink({ environmentId: env, verifyUnlinkRequest: { walletId: walletVc.id } }));
+    const last = await refused(sdk(r.jwt).verifyUnlink({ environmentId: env, verifyUnlinkRequest: { walletId: walletVc.id } }));
     expect(last).toMatchObject({ status: 422, body: { code: "last_credential" } });
     const still = await app.db.one("SELECT count(*)::int AS n FROM wallets WHERE environment_id = $1 AND user_id = $2 AND deleted_at IS NULL", [env, user.userId]);
     expect(still.n).toBe(1);
@@ -111,7 +112,7 @@ describe("verifyUnlink", () => {
     const audit = await app.db.one("SELECT actor_user_id, actor_token_id FROM audit_log WHERE action = 'wallet.unlinked' AND resource_id = $1", [walletId]);
     expect(audit).toEqual({ actor_user_id: user.userId, actor_token_id: null });
     // A primary wallet that is not the user's: 404, and nothing was removed.
-    const again = await statusOf(sdk(r.jwt).verifyUnlink({ environmentId: env, verifyUnlinkRequest: { walletId: primaryWalletId, primaryWalletId: walletId } }));
+    const again = await refused(sdk(r.jwt).verifyUnlink({ environmentId: env, verifyUnlinkRequest: { walletId: primaryWalletId, primaryWalletId: walletId } }));
     expect(again.status).toBe(404);
     const live = await app.db.one("SELECT deleted_at FROM wallets WHERE id = $1", [primaryWalletId]);
     expect(live.deleted_at).toBeNull();
@@ -122,8 +123,8 @@ describe("verifyUnlink", () => {
     const ownerWallet = await app.db.one("SELECT id FROM wallets WHERE user_id = $1", [owner.userId]);
     const user = await signInAs(app, env);
     await sdk(user.jwt).verifyLink({ environmentId: env, verifyRequest: await evmProof(newEvmWallet(), await nonce()) });
-    expect((await statusOf(sdk(user.jwt).verifyUnlink({ environmentId: env, verifyUnlinkRequest: { walletId: ownerWallet.id } }))).status).toBe(404);
-    expect((await statusOf(sdk(user.jwt).verifyUnlink({ environmentId: env, verifyUnlinkRequest: {} }))).status).toBe(400);
+    expect((await refused(sdk(user.jwt).verifyUnlink({ environmentId: env, verifyUnlinkRequest: { walletId: ownerWallet.id } }))).status).toBe(404);
+    expect((await refused(sdk(user.jwt).verifyUnlink({ environmentId: env, verifyUnlinkRequest: {} }))).status).toBe(400);
     const kept = await app.db.one("SELECT deleted_at FROM wallets WHERE id = $1", [ownerWallet.id]);
     expect(kept.deleted_at).toBeNull();
   });
@@ -140,8 +141,8 @@ describe("verifyTransfer", () => {
     // Without a valid proof nothing moves.
     const proof = await evmProof(wallet, await nonce());
     const forged = { ...proof, signedMessage: await newEvmWallet().signMessage({ message: proof.messageToSign }) };
-    expect(await statusOf(sdk(a.jwt).verifyTransfer({ environmentId: env, verifyRequest: forged }))).toMatchObject({ status: 422, body: { code: "invalid_signature" } });
-    expect((await statusOf(sdk().verifyTransfer({ environmentId: env, verifyRequest: proof }))).status).toBe(401);
+    expect(await refused(sdk(a.jwt).verifyTransfer({ environmentId: env, verifyRequest: forged }))).toMatchObject({ status: 422, body: { code: "invalid_signature" } });
+    expect((await refused(sdk().verifyTransfer({ environmentId: env, verifyRequest: proof }))).status).toBe(401);
 
     const r = await sdk(a.jwt).verifyTransfer({ environmentId: env, verifyRequest: proof });
     const moved = r.user.verifiedCredentials!.find((c) => c.format === "blockchain")!;
@@ -158,7 +159,7 @@ describe("verifyTransfer", () => {
   it("refuses to take the other user's last way to sign in, and offers the merge instead", async () => {
     const b = await walletUser();
     const a = await signInAs(app, env);
-    const res = await statusOf(sdk(a.jwt).verifyTransfer({ environmentId: env, verifyRequest: await evmProof(b.wallet, await nonce()) }));
+    const res = await refused(sdk(a.jwt).verifyTransfer({ environmentId: env, verifyRequest: await evmProof(b.wallet, await nonce()) }));
     expect(res).toMatchObject({ status: 422, body: { code: "last_credential_of_other_user" } });
     const row = await app.db.one("SELECT user_id FROM wallets WHERE environment_id = $1 AND address = $2 AND deleted_at IS NULL", [env, b.wallet.address]);
     expect(row.user_id).toBe(b.userId);
@@ -174,14 +175,14 @@ describe("mergeUsers and verifyMergeUsers", () => {
     await manage("PUT", `/environments/${env}/users/${a.userId}`, { firstName: "Alice", lastName: "Anders" });
     await manage("PUT", `/environments/${env}/users/${b.userId}`, { firstName: "Bob", team: "blue" });
 
-    expect((await statusOf(sdk(a.jwt).mergeUsers({ environmentId: env }))).body).toMatchObject({ code: "no_pending_merge" });
-    const link = await statusOf(sdk(a.jwt).verifyLink({ environmentId: env, verifyRequest: await evmProof(b.wallet, await nonce()) }));
+    expect((await refused(sdk(a.jwt).mergeUsers({ environmentId: env }))).body).toMatchObject({ code: "no_pending_merge" });
+    const link = await refused(sdk(a.jwt).verifyLink({ environmentId: env, verifyRequest: await evmProof(b.wallet, await nonce()) }));
     expect(link.body.code).toBe("credential_owned_by_another_user");
 
-    const conflicts = await statusOf(sdk(a.jwt).mergeUsers({ environmentId: env }));
+    const conflicts = await refused(sdk(a.jwt).mergeUsers({ environmentId: env }));
     expect(conflicts).toMatchObject({ status: 422, body: { code: "merge_conflicts", payload: { conflicts: [{ fieldKey: "firstName", type: "standard" }] } } });
     const stranger = randomUUID();
-    const bad = await statusOf(
+    const bad = await refused(
       sdk(a.jwt).verifyMergeUsers({ environmentId: env, mergeUserConflictResolutions: { mergeUserResolutions: [{ userId: stranger, fieldKey: "firstName", type: "standard" as never }] } }),
     );
     expect(bad).toMatchObject({ status: 400, body: { code: "invalid_resolution" } });
@@ -195,13 +196,13 @@ describe("mergeUsers and verifyMergeUsers", () => {
     expect(walletVc).toMatchObject({ address: b.wallet.address, previousUsers: [b.userId] });
 
     // B is gone: their session is revoked, the management API no longer finds them, their wallet signs A in.
-    expect((await statusOf(sdk(b.jwt).sessionCheck({ environmentId: env }))).status).toBe(401);
+    expect((await refused(sdk(b.jwt).sessionCheck({ environmentId: env }))).status).toBe(401);
     expect((await call(app.baseUrl, "GET", `/environments/${env}/users/${b.userId}`, { token: tenant.token })).status).toBe(404);
     expect((await sdk().verify({ environmentId: env, verifyRequest: await evmProof(b.wallet, await nonce()) })).user.id).toBe(a.userId);
     expect(await eventsOf(a.userId)).toContain("user.updated");
     expect(await eventsOf(b.userId)).toContain("user.deleted");
     // The pending merge was used up.
-    expect((await statusOf(sdk(a.jwt).mergeUsers({ environmentId: env }))).body).toMatchObject({ code: "no_pending_merge" });
+    expect((await refused(sdk(a.jwt).mergeUsers({ environmentId: env }))).body).toMatchObject({ code: "no_pending_merge" });
   });
 
   it("merges at once when nothing conflicts", async () => {
@@ -217,6 +218,6 @@ describe("mergeUsers and verifyMergeUsers", () => {
     const a = await signInAs(app, env);
     await sdk(a.jwt).verifyLink({ environmentId: env, verifyRequest: await evmProof(b.wallet, await nonce()) }).catch(() => undefined);
     const again = await signInAs(app, env, a.email);
-    expect((await statusOf(sdk(again.jwt).mergeUsers({ environmentId: env }))).body).toMatchObject({ code: "no_pending_merge" });
+    expect((await refused(sdk(again.jwt).mergeUsers({ environmentId: env }))).body).toMatchObject({ code: "no_pending_merge" });
   });
 });

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
-import { APP_DOMAIN, evmProof, newEvmWallet, newSolanaWallet, sdkFor, solanaMessage, solanaProof, statusOf } from "../support/wallet-proofs.js";
+import { APP_DOMAIN, evmProof, newEvmWallet, newSolanaWallet, solanaMessage, solanaProof } from "../support/wallet-proofs.js";
+import { refused, sdkFor } from "../support/sdk-client.js";
 
 /**
  * Signing in with a wallet signature through the published client's SDKApi (unchanged, basePath /api/v0):
@@ -37,7 +38,7 @@ describe("getNonce", () => {
   });
 
   it("is 404 for an unknown environment", async () => {
-    expect((await statusOf(sdk().getNonce({ environmentId: randomUUID() }))).status).toBe(404);
+    expect((await refused(sdk().getNonce({ environmentId: randomUUID() }))).status).toBe(404);
   });
 });
 
@@ -71,26 +72,26 @@ describe("verify (EVM, Sign-In With Ethereum)", () => {
   it("refuses a replayed message: the nonce is used up", async () => {
     const proof = await evmProof(newEvmWallet(), await nonceFor(tenant.environmentId));
     await sdk().verify({ environmentId: tenant.environmentId, verifyRequest: proof });
-    const replay = await statusOf(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: proof }));
+    const replay = await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: proof }));
     expect(replay).toMatchObject({ status: 422, body: { code: "invalid_nonce" } });
     expect(replay.body.error).toMatch(/nonce/);
   });
 
   it("refuses a nonce it never issued, and an expired one", async () => {
-    const made = await statusOf(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: await evmProof(newEvmWallet(), "abcdef0123456789abcdef0123456789") }));
+    const made = await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: await evmProof(newEvmWallet(), "abcdef0123456789abcdef0123456789") }));
     expect(made).toMatchObject({ status: 422, body: { code: "invalid_nonce" } });
     // A nonce whose 10 minutes are over: the store forgets it (set here with a short TTL).
     const nonce = randomUUID().replaceAll("-", "");
     await app.deps.store.set(`wallet-sign-in:nonce:${tenant.environmentId}:${nonce}`, "1", 0.2);
     await new Promise((r) => setTimeout(r, 400));
-    const expired = await statusOf(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: await evmProof(newEvmWallet(), nonce) }));
+    const expired = await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: await evmProof(newEvmWallet(), nonce) }));
     expect(expired).toMatchObject({ status: 422, body: { code: "invalid_nonce" } });
   });
 
   it("refuses a nonce issued for another environment", async () => {
     const other = await freshTenant();
     const proof = await evmProof(newEvmWallet(), await nonceFor(other.environmentId));
-    expect(await statusOf(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: proof }))).toMatchObject({ status: 422, body: { code: "invalid_nonce" } });
+    expect(await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: proof }))).toMatchObject({ status: 422, body: { code: "invalid_nonce" } });
     // ... which is still good where it was issued: the failed attempt elsewhere did not use it up.
     await sdk().verify({ environmentId: other.environmentId, verifyRequest: proof });
   });
@@ -100,12 +101,12 @@ describe("verify (EVM, Sign-In With Ethereum)", () => {
     const proof = await evmProof(wallet, await nonceFor(tenant.environmentId));
     const sig = proof.signedMessage;
     const tampered = { ...proof, signedMessage: sig.slice(0, 10) + (sig[10] === "a" ? "b" : "a") + sig.slice(11) };
-    expect(await statusOf(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: tampered }))).toMatchObject({ status: 422, body: { code: "invalid_signature" } });
+    expect(await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: tampered }))).toMatchObject({ status: 422, body: { code: "invalid_signature" } });
     // Another key signing the same message is no better.
     const forged = { ...proof, signedMessage: await newEvmWallet().signMessage({ message: proof.messageToSign }) };
-    expect(await statusOf(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: forged }))).toMatchObject({ status: 422, body: { code: "invalid_signature" } });
+    expect(await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: forged }))).toMatchObject({ status: 422, body: { code: "invalid_signature" } });
     const garbage = { ...proof, signedMessage: "0x1234" };
-    expect(await statusOf(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: garbage }))).toMatchObject({ status: 400, body: { code: "invalid_signature" } });
+    expect(await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: garbage }))).toMatchObject({ status: 400, body: { code: "invalid_signature" } });
     expect((await sdk().verify({ environmentId: tenant.environmentId, verifyRequest: proof })).user.newUser).toBe(true);
   });
 
@@ -114,10 +115,10 @@ describe("verify (EVM, Sign-In With Ethereum)", () => {
     const victim = newEvmWallet();
     // The message names the attacker's wallet, the request claims the victim's.
     const claimed = { ...(await evmProof(wallet, await nonceFor(tenant.environmentId))), publicWalletAddress: victim.address };
-    expect(await statusOf(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: claimed }))).toMatchObject({ status: 422, body: { code: "address_mismatch" } });
+    expect(await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: claimed }))).toMatchObject({ status: 422, body: { code: "address_mismatch" } });
     // The message and request name the victim's wallet; the attacker's key signed it.
     const signedByOther = { ...(await evmProof(wallet, await nonceFor(tenant.environmentId), { address: victim.address })), publicWalletAddress: victim.address };
-    expect(await statusOf(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: signedByOther }))).toMatchObject({ status: 422, body: { code: "invalid_signature" } });
+    expect(await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: signedByOther }))).toMatchObject({ status: 422, body: { code: "invalid_signature" } });
     const count = await app.db.one("SELECT count(*)::int AS n FROM wallets WHERE environment_id = $1 AND address = $2", [tenant.environmentId, victim.address]);
     expect(count.n).toBe(0);
   });
@@ -127,7 +128,7 @@ describe("verify (EVM, Sign-In With Ethereum)", () => {
     const proof = await evmProof(wallet, await nonceFor(tenant.environmentId));
     const results = await Promise.allSettled([1, 2, 3].map(() => sdk().verify({ environmentId: tenant.environmentId, verifyRequest: proof })));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
-    for (const r of results.filter((r) => r.status === "rejected")) expect(await statusOf(Promise.reject(r.reason))).toMatchObject({ status: 422, body: { code: "invalid_nonce" } });
+    for (const r of results.filter((r) => r.status === "rejected")) expect(await refused(Promise.reject(r.reason))).toMatchObject({ status: 422, body: { code: "invalid_nonce" } });
     const sessions = await app.db.one(
       "SELECT count(*)::int AS n FROM sessions s JOIN wallets w ON w.user_id = s.user_id WHERE w.environment_id = $1 AND w.address = $2",
       [tenant.environmentId, wallet.address],
@@ -138,11 +139,11 @@ describe("verify (EVM, Sign-In With Ethereum)", () => {
   it("checks the message's times", async () => {
     const env = tenant.environmentId;
     const expired = await evmProof(newEvmWallet(), await nonceFor(env), { expirationTime: new Date(Date.now() - 1000) });
-    expect(await statusOf(sdk().verify({ environmentId: env, verifyRequest: expired }))).toMatchObject({ status: 422, body: { code: "message_expired" } });
+    expect(await refused(sdk().verify({ environmentId: env, verifyRequest: expired }))).toMatchObject({ status: 422, body: { code: "message_expired" } });
     const future = await evmProof(newEvmWallet(), await nonceFor(env), { issuedAt: new Date(Date.now() + 3600_000) });
-    expect(await statusOf(sdk().verify({ environmentId: env, verifyRequest: future }))).toMatchObject({ status: 422, body: { code: "message_issued_in_future" } });
+    expect(await refused(sdk().verify({ environmentId: env, verifyRequest: future }))).toMatchObject({ status: 422, body: { code: "message_issued_in_future" } });
     const early = await evmProof(newEvmWallet(), await nonceFor(env), { notBefore: new Date(Date.now() + 3600_000) });
-    expect(await statusOf(sdk().verify({ environmentId: env, verifyRequest: early }))).toMatchObject({ status: 422, body: { code: "message_not_yet_valid" } });
+    expect(await refused(sdk().verify({ environmentId: env, verifyRequest: early }))).toMatchObject({ status: 422, body: { code: "message_not_yet_valid" } });
   });
 
   it("refuses what is not a sign-in message, and chains it does not verify or the environment disabled", async () => {
@@ -150,18 +151,18 @@ describe("verify (EVM, Sign-In With Ethereum)", () => {
     const wallet = newEvmWallet();
     const message = "please sign this";
     const plain = { ...(await evmProof(wallet, await nonceFor(env))), messageToSign: message, signedMessage: await wallet.signMessage({ message }) };
-    expect(await statusOf(sdk().verify({ environmentId: env, verifyRequest: plain }))).toMatchObject({ status: 400, body: { code: "invalid_message" } });
+    expect(await refused(sdk().verify({ environmentId: env, verifyRequest: plain }))).toMatchObject({ status: 400, body: { code: "invalid_message" } });
     const btc = { ...(await evmProof(wallet, await nonceFor(env))), chain: ChainEnum.Btc };
-    const notSupported = await statusOf(sdk().verify({ environmentId: env, verifyRequest: btc }));
+    const notSupported = await refused(sdk().verify({ environmentId: env, verifyRequest: btc }));
     expect(notSupported).toMatchObject({ status: 422, body: { code: "chain_not_supported" } });
     expect(notSupported.body.error).toMatch(/EVM/);
-    const missing = await statusOf(sdk().verify({ environmentId: env, verifyRequest: { ...btc, chain: ChainEnum.Evm, signedMessage: "" } }));
+    const missing = await refused(sdk().verify({ environmentId: env, verifyRequest: { ...btc, chain: ChainEnum.Evm, signedMessage: "" } }));
     expect(missing).toMatchObject({ status: 400, body: { code: "validation_error" } });
     expect(missing.body.error).toMatch(/signedMessage/);
 
     const solOnly = await freshTenant();
     await manage(solOnly, "PUT", `/environments/${solOnly.environmentId}`, { chains: [{ name: "SOL", enabled: true }, { name: "EVM", enabled: false }] });
-    const disabled = await statusOf(sdk().verify({ environmentId: solOnly.environmentId, verifyRequest: await evmProof(wallet, await nonceFor(solOnly.environmentId)) }));
+    const disabled = await refused(sdk().verify({ environmentId: solOnly.environmentId, verifyRequest: await evmProof(wallet, await nonceFor(solOnly.environmentId)) }));
     expect(disabled).toMatchObject({ status: 422, body: { code: "chain_disabled" } });
   });
 
@@ -170,9 +171,9 @@ describe("verify (EVM, Sign-In With Ethereum)", () => {
     const env = t.environmentId;
     await manage(t, "POST", `/environments/${env}/origins`, { origin: `https://${APP_DOMAIN}` });
     const phishing = await evmProof(newEvmWallet(), await nonceFor(env), { domain: "app.example.com.evil.test", uri: "https://app.example.com.evil.test/login" });
-    expect(await statusOf(sdk().verify({ environmentId: env, verifyRequest: phishing }))).toMatchObject({ status: 422, body: { code: "domain_not_allowed" } });
+    expect(await refused(sdk().verify({ environmentId: env, verifyRequest: phishing }))).toMatchObject({ status: 422, body: { code: "domain_not_allowed" } });
     const badUri = await evmProof(newEvmWallet(), await nonceFor(env), { uri: "https://evil.test/login" });
-    expect(await statusOf(sdk().verify({ environmentId: env, verifyRequest: badUri }))).toMatchObject({ status: 422, body: { code: "uri_not_allowed" } });
+    expect(await refused(sdk().verify({ environmentId: env, verifyRequest: badUri }))).toMatchObject({ status: 422, body: { code: "uri_not_allowed" } });
     expect((await sdk().verify({ environmentId: env, verifyRequest: await evmProof(newEvmWallet(), await nonceFor(env)) })).user.newUser).toBe(true);
   });
 });
@@ -191,19 +192,19 @@ describe("verify (SOL, Solana sign-in message)", () => {
     const wallet = newSolanaWallet();
     const proof = solanaProof(wallet, await nonceFor(tenant.environmentId));
     const tampered = { ...proof, messageToSign: proof.messageToSign.replace("example app", "exampl3 app") };
-    expect(await statusOf(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: tampered }))).toMatchObject({ status: 422, body: { code: "invalid_signature" } });
+    expect(await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: tampered }))).toMatchObject({ status: 422, body: { code: "invalid_signature" } });
     const other = newSolanaWallet();
     const forged = { ...solanaProof(other, "x", { message: proof.messageToSign }), publicWalletAddress: wallet.address };
-    expect(await statusOf(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: forged }))).toMatchObject({ status: 422, body: { code: "invalid_signature" } });
+    expect(await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: forged }))).toMatchObject({ status: 422, body: { code: "invalid_signature" } });
     await sdk().verify({ environmentId: tenant.environmentId, verifyRequest: proof });
-    expect(await statusOf(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: proof }))).toMatchObject({ status: 422, body: { code: "invalid_nonce" } });
+    expect(await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: proof }))).toMatchObject({ status: 422, body: { code: "invalid_nonce" } });
   });
 
   it("refuses a message for another wallet", async () => {
     const wallet = newSolanaWallet();
     const message = solanaMessage(newSolanaWallet().address, await nonceFor(tenant.environmentId));
     const proof = solanaProof(wallet, "", { message });
-    expect(await statusOf(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: proof }))).toMatchObject({ status: 422, body: { code: "address_mismatch" } });
+    expect(await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: proof }))).toMatchObject({ status: 422, body: { code: "address_mismatch" } });
   });
 });
 

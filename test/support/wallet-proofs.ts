@@ -1,6 +1,6 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58, base64 } from "@scure/base";
-import { ChainEnum, Configuration, SDKApi, WalletProviderEnum, type VerifyRequest } from "@dynamic-labs/sdk-api";
+import { ChainEnum, WalletProviderEnum, type VerifyRequest } from "@dynamic-labs/sdk-api";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
 
@@ -12,10 +12,6 @@ import { createSiweMessage } from "viem/siwe";
 export const APP_DOMAIN = "app.example.com";
 export const APP_URI = "https://app.example.com/login";
 
-/** The published client against the test server, as a signed-in user when `jwt` is given. */
-export function sdkFor(baseUrl: string, jwt?: string): SDKApi {
-  return new SDKApi(new Configuration({ basePath: `${baseUrl}/api/v0`, ...(jwt ? { accessToken: jwt } : {}) }));
-}
 
 export const newEvmWallet = (): PrivateKeyAccount => privateKeyToAccount(generatePrivateKey());
 
@@ -90,14 +86,3 @@ export function solanaProof(wallet: SolanaWallet, nonce: string, opts: { encodin
   };
 }
 
-/** The status and body of a call the client refused (it throws the fetch Response on a non-2xx). */
-export async function statusOf(p: Promise<unknown>): Promise<{ status: number; body: any }> {
-  try {
-    await p;
-  } catch (err) {
-    const response = (err as { response?: Response }).response ?? (err as Response);
-    if (typeof response?.status !== "number" || typeof response.json !== "function") throw err;
-    return { status: response.status, body: await response.json().catch(() => undefined) };
-  }
-  throw new Error("the call succeeded");
-}

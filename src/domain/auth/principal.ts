@@ -3,6 +3,7 @@
  * it by the token's hash); the authentication interceptor puts one on every call's context.
  */
 import type { TokenPrincipal } from "../../db/repositories/tokens.js";
+import type { SessionClaims } from "../sessions/tokens.js";
 
 export type { TokenPrincipal };
 
@@ -15,16 +16,6 @@ export interface AnonymousPrincipal {
  * An end user calling an SDK operation with their session token (src/domain/sessions/service.ts checks it):
  * who they are, their session and what the token grants.
  */
-export interface EndUserPrincipal {
-  kind: "end_user";
-  environmentId: string;
-  userId: string;
-  sessionId: string;
-  /** Space-delimited, always containing user:basic. */
-  scope: string;
-  /** Unix seconds. */
-  issuedAt: number;
-  expiresAt: number;
-}
+export type EndUserPrincipal = { kind: "end_user" } & SessionClaims;
 
 export type Principal = TokenPrincipal | AnonymousPrincipal | EndUserPrincipal;

@@ -35,7 +35,7 @@ export function registerOwnAccount(router: ConnectRouter, deps: Deps) {
         metadata: req.metadata as JsonObject | undefined,
       }));
       const { jwt, minifiedJwt, expiresAt, user: sdkUser } = toSignIn(tokens, user);
-      return {
+      const update = {
         jwt,
         minifiedJwt,
         expiresAt,
@@ -52,6 +52,7 @@ export function registerOwnAccount(router: ConnectRouter, deps: Deps) {
               }
             : undefined,
       };
+      return { update };
     },
     async hardDeleteUser(_req, ctx) {
       await own.hardDeleteSelf(deps, callerOf(ctx));

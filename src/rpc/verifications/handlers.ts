@@ -19,7 +19,7 @@ export function registerVerifications(router: ConnectRouter, deps: Deps): void {
     const { tokens, user } = await verifications.linkWithCode(deps, env, endUserOf(ctx), channel, req.verificationUuid, req.verificationToken, clientMetaOf(ctx));
     // Nothing else is asked of the user after a verified address or number (MFA comes in a later issue).
     const { jwt, minifiedJwt, expiresAt, user: shown } = toSignIn(tokens, user);
-    return { jwt, minifiedJwt, expiresAt, user: shown, nextView: "done" };
+    return { update: { jwt, minifiedJwt, expiresAt, user: shown, nextView: "done" } };
   };
   const signedIn = async (channel: "email" | "sms", req: { verificationUuid: string; verificationToken: string }, ctx: HandlerContext) => {
     const r = await verifications.signInWithCode(deps, publicEnvironmentOf(ctx), channel, req.verificationUuid, req.verificationToken, clientMetaOf(ctx));
