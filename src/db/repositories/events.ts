@@ -24,12 +24,14 @@ export const EVENTS_CHANNEL = "sigil_events";
 /** Writes an event into the outbox and wakes the dispatcher once the caller's transaction commits. */
 export async function insertEvent(q: Queryable, e: NewEvent): Promise<string> {
   const id = randomUUID();
-  await q.none(
-    `INSERT INTO events (id, environment_id, organization_id, event_name, source, user_id, resource_type, resource_id, data, audit_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-    [id, e.environmentId, e.organizationId, e.eventName, e.source, e.userId, e.resourceType, e.resourceId, e.data, e.auditId],
+  // One round trip: the insert and the notification (delivered at commit) in one statement.
+  await q.any(
+    `WITH inserted AS (
+       INSERT INTO events (id, environment_id, organization_id, event_name, source, user_id, resource_type, resource_id, data, audit_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING environment_id)
+     SELECT pg_notify($11, environment_id::text) FROM inserted`,
+    [id, e.environmentId, e.organizationId, e.eventName, e.source, e.userId, e.resourceType, e.resourceId, e.data, e.auditId, EVENTS_CHANNEL],
   );
-  await q.any("SELECT pg_notify($1, $2)", [EVENTS_CHANNEL, e.environmentId]);
   return id;
 }
 

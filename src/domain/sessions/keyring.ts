@@ -3,6 +3,9 @@ import * as keys from "../../db/repositories/environment-keys.js";
 import type { Database } from "../../db/db.js";
 import type { Sealer } from "../../crypto/seal.js";
 import { ensureSigningKey, signingKeyAad } from "../environments/keys.js";
+import { DEFAULT_JWT_EXPIRATION_SECONDS, effectiveSettings } from "../environments/settings.js";
+import * as projects from "../../db/repositories/projects.js";
+import { DomainError } from "../../errors.js";
 
 /** A key ready for jose: imported once per process, not per token. */
 export interface ImportedKey {
@@ -11,8 +14,16 @@ export interface ImportedKey {
   key: CryptoKey;
 }
 
+/** What an environment's tokens say beyond identity: how long they live and which profile fields they carry. */
+export interface TokenPolicy {
+  lifetimeSeconds: number;
+  /** The profile fields the environment collects (sdk.collectUserData), which its tokens carry. */
+  collected: Set<string>;
+}
+
 interface EnvironmentKeys {
   signing: ImportedKey;
+  policy: TokenPolicy;
   /** The published keys (current and retired-but-live), by kid. */
   verifying: Map<string, ImportedKey>;
   loadedAt: number;
@@ -25,7 +36,9 @@ const MISS_RELOAD_MS = 1_000;
 
 /**
  * The environment keys this process signs and verifies session tokens with, read from Postgres and imported
- * once, then kept for 30 s: a session check never reads Postgres. A rotation in this process drops its copy
+ * once, then kept for 30 s with the environment's token policy (lifetime, profile fields): a session check
+ * never reads Postgres, and neither a sign-in nor a refresh reads the environment for its policy. A change
+ * of the settings in this process forgets both at once; other processes follow within the TTL. A rotation in this process drops its copy
  * at once; other processes pick the new key up within the TTL, or at once when a token names a kid they do
  * not know yet (rate-limited, so a stream of made-up kids cannot turn into a stream of reads). Retired keys
  * stay until their published_until, so tokens signed before a rotation keep verifying.
@@ -38,6 +51,11 @@ export class Keyring {
 
   async signingKey(environmentId: string): Promise<ImportedKey> {
     return (await this.keysOf(environmentId)).signing;
+  }
+
+  /** The environment's token policy, read with its keys (a settings change here forgets both at once). */
+  async policy(environmentId: string): Promise<TokenPolicy> {
+    return (await this.keysOf(environmentId)).policy;
   }
 
   /** The key a token's header names, or undefined when the environment publishes no such key. */
@@ -73,12 +91,23 @@ export class Keyring {
   }
 
   private async load(environmentId: string): Promise<EnvironmentKeys> {
+    const env = await projects.findEnvironmentRecord(this.deps.db, environmentId);
+    if (!env) throw new DomainError("not_found", "not_found", "environment not found");
     const current = await ensureSigningKey(this.deps, this.deps.db, environmentId);
     const published = await keys.findPublishedKeys(this.deps.db, environmentId);
     const verifying = new Map<string, ImportedKey>();
     for (const k of published) verifying.set(k.kid, { kid: k.kid, alg: k.alg, key: await importSPKI(k.publicKeyPem, k.alg) });
     const pem = this.deps.sealer.open(current.privateKeySealed, signingKeyAad(current.id));
     const signing = { kid: current.kid, alg: current.alg, key: await importPKCS8(pem, current.alg) };
-    return { signing, verifying, loadedAt: Date.now() };
+    return { signing, verifying, policy: tokenPolicyOf(env.settings), loadedAt: Date.now() };
   }
+}
+
+function tokenPolicyOf(settings: Record<string, unknown>): TokenPolicy {
+  const s = effectiveSettings(settings);
+  const collect = (s.sdk.collectUserData ?? {}) as Record<string, { enabled?: boolean }>;
+  return {
+    lifetimeSeconds: Number(s.security.jwtExpirationSeconds) || DEFAULT_JWT_EXPIRATION_SECONDS,
+    collected: new Set(Object.entries(collect).filter(([, f]) => f?.enabled).map(([k]) => k)),
+  };
 }

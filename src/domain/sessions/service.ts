@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/db.js";
 import * as keys from "../../db/repositories/environment-keys.js";
-import * as projects from "../../db/repositories/projects.js";
 import * as sessions from "../../db/repositories/sessions.js";
 import { findUserAggregate, type UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
 import { DomainError } from "../../errors.js";
@@ -9,7 +8,6 @@ import { audited } from "../audit/audit.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
 import { ensureSigningKey } from "../environments/keys.js";
-import { effectiveSettings } from "../environments/settings.js";
 import type { EnvironmentAccess, PublicEnvironment } from "../tenancy/access.js";
 import { isSessionRevoked, markSessionsRevoked } from "./revocation.js";
 import { credentialClaims, profileClaims } from "./claims.js";
@@ -40,18 +38,6 @@ export function endUserAccess(env: PublicEnvironment, userId: string, requestId:
   return { ...env, role: null, actor: { tokenId: "", userId, memberId: null, accountId: null, requestId } };
 }
 
-/** The environment's session lifetime and the profile fields it collects (and so puts in tokens). */
-async function tokenPolicy(q: Queryable, environmentId: string): Promise<{ lifetimeSeconds: number; collected: Set<string> }> {
-  const env = await projects.findEnvironmentRecord(q, environmentId);
-  if (!env) throw new DomainError("not_found", "not_found", "environment not found");
-  const s = effectiveSettings(env.settings);
-  const collect = (s.sdk.collectUserData ?? {}) as Record<string, { enabled?: boolean }>;
-  return {
-    lifetimeSeconds: Number(s.security.jwtExpirationSeconds) || 7200,
-    collected: new Set(Object.entries(collect).filter(([, f]) => f?.enabled).map(([k]) => k)),
-  };
-}
-
 async function sign(
   deps: Pick<Deps, "sessionKeys">,
   user: UserAggregateRecord,
@@ -79,7 +65,7 @@ export async function openSession(
   scope: string = BASE_SCOPE,
 ): Promise<SessionTokens> {
   const environmentId = user.user.environmentId;
-  const policy = await tokenPolicy(t, environmentId);
+  const policy = await deps.sessionKeys.policy(environmentId);
   const sessionId = randomUUID();
   const expiresAt = Math.floor(Date.now() / 1000) + policy.lifetimeSeconds;
   await sessions.insertSession(t, environmentId, {
@@ -97,10 +83,11 @@ export async function openSession(
  * New tokens for the caller's live session, with the user as they are now (after a refresh, a link, a
  * profile change): a full lifetime from now. A revoked or expired session, or a deleted user, cannot.
  */
-export async function renewSession(deps: Pick<Deps, "db" | "sessionKeys" | "store">, principal: EndUserPrincipal): Promise<{ tokens: SessionTokens; user: UserAggregateRecord }> {
+export async function renewSession(deps: Pick<Deps, "db" | "sessionKeys">, principal: EndUserPrincipal): Promise<{ tokens: SessionTokens; user: UserAggregateRecord }> {
   const { environmentId, userId, sessionId } = principal;
-  if (await isSessionRevoked(deps.store, sessionId)) throw invalidSession("the session has been revoked");
-  const policy = await tokenPolicy(deps.db, environmentId);
+  // No second look at the store's revocation marker: authentication has just read it, and the row's
+  // revoked_at (set before every marker is written) refuses a revoked session below, even without it.
+  const policy = await deps.sessionKeys.policy(environmentId);
   const expiresAt = Math.floor(Date.now() / 1000) + policy.lifetimeSeconds;
   const live = await sessions.extendLiveSession(deps.db, environmentId, userId, sessionId, new Date(expiresAt * 1000));
   if (!live) throw invalidSession("the session has been revoked or has expired");
