@@ -19,7 +19,8 @@
 import os from "node:os";
 import { seconds } from "./support/env.js";
 import { httpLoad, type Result } from "./support/load.js";
-import { cpuSeconds, grpcLoad, startBaseline, startSigil, type Running } from "./support/processes.js";
+import { paired as pairedTurns, row, TABLE_HEADER, type Measured } from "./support/paired.js";
+import { grpcLoad, startBaseline, startSigil, type Running } from "./support/processes.js";
 import { seedTenant } from "./support/seed.js";
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -37,46 +38,10 @@ const rows: string[] = [];
 
 /** Turns the baseline and Sigil take per case; each turn runs BENCH_SECONDS / ROUNDS. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const paired = (bare: Running, sigil: Running, run: (server: Running, s: number) => Promise<Result>) => pairedTurns(bare, sigil, run, { rounds: ROUNDS, seconds });
 
-type Measured = Result & { cpuUs?: number };
-
-/**
- * One case: the baseline and Sigil take turns (ROUNDS short runs each, alternating), so a change in the
- * shared machine's load during the case falls on both sides alike; run back to back as two long runs, the
- * ratio moved by 20 points between identical runs. Per side: requests per second over all its turns, the
- * mean of the turns' p50, the worst turn's p99, and the server process's CPU time per answered request (µs).
- */
-async function paired(bareServer: Running, sigilServer: Running, run: (server: Running, seconds: number) => Promise<Result>): Promise<[Measured, Measured]> {
-  const turns: [Result[], Result[]] = [[], []];
-  const cpu = [0, 0];
-  let cpuKnown = true;
-  for (let i = 0; i < ROUNDS; i++) {
-    for (const [side, server] of [bareServer, sigilServer].entries()) {
-      const before = cpuSeconds(server.child);
-      turns[side]!.push(await run(server, seconds / ROUNDS));
-      const after = cpuSeconds(server.child);
-      if (before === undefined || after === undefined) cpuKnown = false;
-      else cpu[side]! += after - before;
-    }
-  }
-  const summary = (rs: Result[], cpuSec: number): Measured => {
-    const ok = rs.reduce((n, r) => n + r.ok, 0);
-    return {
-      rps: Math.round(rs.reduce((n, r) => n + r.rps, 0) / rs.length),
-      p50: Math.round(rs.reduce((n, r) => n + r.p50, 0) / rs.length),
-      p99: Math.max(...rs.map((r) => r.p99)),
-      ok,
-      failed: rs.reduce((n, r) => n + r.failed, 0),
-      cpuUs: cpuKnown && ok ? Math.round((cpuSec * 1e6) / ok) : undefined,
-    };
-  };
-  return [summary(turns[0], cpu[0]!), summary(turns[1], cpu[1]!)];
-}
-
-function row(name: string, [bare, sigil]: [Measured, Measured]) {
-  const ratio = bare.rps ? sigil.rps / bare.rps : 0;
-  const cpu = sigil.cpuUs && bare.cpuUs ? `${sigil.cpuUs} / ${bare.cpuUs} = ${((bare.cpuUs / sigil.cpuUs) * 100).toFixed(0)} %` : "-";
-  const line = `| ${name} | ${sigil.rps} | ${sigil.p50} | ${sigil.p99} | ${bare.rps} | ${bare.p50} | ${bare.p99} | ${(ratio * 100).toFixed(0)} % | ${cpu} | ${sigil.failed + bare.failed} |`;
+function report(name: string, measured: [Measured, Measured]) {
+  const line = row(name, measured);
   rows.push(line);
   console.log(line);
 }
@@ -95,23 +60,22 @@ try {
 
   console.log(`\n${os.cpus().length} cores (${os.cpus()[0]?.model ?? "unknown"}), Node ${process.version}, ${connections} connections, ${seconds} s per side, ${users} users`);
   // CPU µs per request of each server process: baseline / Sigil is the ratio that other load moves least.
-  console.log("| case | Sigil req/s | p50 ms | p99 ms | baseline req/s | p50 ms | p99 ms | Sigil / baseline | server CPU µs/req, Sigil / baseline = baseline÷Sigil | errors |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  console.log(TABLE_HEADER);
   if (cases.has("rest")) {
-    row("REST GET user vs node:http", await paired(http, sigil, (server, s) => httpLoad({ url: server.base + get, headers: auth, connections, seconds: s })));
+    report("REST GET user vs node:http", await paired(http, sigil, (server, s) => httpLoad({ url: server.base + get, headers: auth, connections, seconds: s })));
   }
   if (cases.has("connect")) {
     const body = JSON.stringify({ environmentId: env, userId });
     const headers = { ...auth, "content-type": "application/json" };
     // The baseline's twin of the Connect call takes the same JSON body at /get-user.
     const path = (server: Running) => (server === http ? "/get-user" : "/sigil.users.v0.UsersService/GetUser");
-    row("Connect JSON GetUser vs node:http", await paired(http, sigil, (server, s) => httpLoad({ url: server.base + path(server), method: "POST", headers, body, connections, seconds: s })));
+    report("Connect JSON GetUser vs node:http", await paired(http, sigil, (server, s) => httpLoad({ url: server.base + path(server), method: "POST", headers, body, connections, seconds: s })));
   }
   if (cases.has("grpc")) {
-    row("gRPC GetUser vs @grpc/grpc-js", await paired(grpc, sigil, (server, s) => grpcLoad({ base: server.base, environmentId: env, userId, token, connections, seconds: s, generators: grpcGenerators })));
+    report("gRPC GetUser vs @grpc/grpc-js", await paired(grpc, sigil, (server, s) => grpcLoad({ base: server.base, environmentId: env, userId, token, connections, seconds: s, generators: grpcGenerators })));
   }
   if (cases.has("list")) {
-    row(`list 100 of ${users} users vs node:http`, await paired(http, sigil, (server, s) => httpLoad({ url: server.base + list, headers: auth, connections, seconds: s })));
+    report(`list 100 of ${users} users vs node:http`, await paired(http, sigil, (server, s) => httpLoad({ url: server.base + list, headers: auth, connections, seconds: s })));
   }
   console.log("\nMachine load from other processes moves absolute numbers; compare the ratios.");
 } finally {

@@ -11,8 +11,19 @@ export interface Result {
   latencies?: number[];
 }
 
-export async function httpLoad(opts: { url: string; method?: "GET" | "POST"; headers?: Record<string, string>; body?: string; connections: number; seconds: number }): Promise<Result> {
-  const r = await autocannon({ url: opts.url, method: opts.method ?? "GET", headers: opts.headers, body: opts.body, connections: opts.connections, duration: opts.seconds });
+export async function httpLoad(opts: {
+  url: string;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  seconds: number;
+  /** Headers of each request on top of `headers` (e.g. a different session token per request). */
+  headersFor?: () => Record<string, string>;
+}): Promise<Result> {
+  const { headersFor } = opts;
+  const requests = headersFor ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, ...headersFor() } }) }] : undefined;
+  const r = await autocannon({ url: opts.url, method: opts.method ?? "GET", headers: opts.headers, body: opts.body, connections: opts.connections, duration: opts.seconds, requests });
   return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, ok: r["2xx"], failed: r.non2xx + r.errors + r.timeouts };
 }
 
@@ -35,7 +46,46 @@ export async function callLoad(call: () => Promise<unknown>, connections: number
       }
     }),
   );
+  return summarise(latencies, failed, (performance.now() - started) / 1000);
+}
+
+/**
+ * `connections` callers sending prepared `items`, each once, until all are sent or `seconds` have passed
+ * (work that cannot repeat, like a signed sign-in message with its single-use nonce). `elapsed` is the wall
+ * time in seconds; the first failure's message is kept to say why.
+ */
+export async function drainLoad<T>(
+  items: readonly T[],
+  send: (item: T) => Promise<unknown>,
+  connections: number,
+  seconds: number,
+): Promise<Result & { elapsed: number; firstError?: string }> {
+  const latencies: number[] = [];
+  let failed = 0;
+  let firstError: string | undefined;
+  let next = 0;
+  const end = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < items.length && performance.now() < end) {
+        const item = items[next++]!;
+        const t = performance.now();
+        try {
+          await send(item);
+          latencies.push(performance.now() - t);
+        } catch (err) {
+          failed++;
+          firstError ??= String(err);
+        }
+      }
+    }),
+  );
   const elapsed = (performance.now() - started) / 1000;
+  return { ...summarise(latencies, failed, elapsed), elapsed, firstError };
+}
+
+function summarise(latencies: number[], failed: number, elapsed: number): Result {
   latencies.sort((a, b) => a - b);
   const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
   return { rps: Math.round(latencies.length / elapsed), p50: at(0.5), p99: at(0.99), ok: latencies.length, failed, latencies };

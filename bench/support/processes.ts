@@ -62,9 +62,9 @@ export async function startSigil(role: "dev" | "api" | "worker", port: number, n
 }
 
 /** A bare baseline server (bench/baseline/*.ts) run with tsx; it answers /healthz once listening. */
-export async function startBaseline(file: string, port: number, healthPort = port, nodeArgs: string[] = []): Promise<Running> {
+export async function startBaseline(file: string, port: number, healthPort = port, nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<Running> {
   const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, "--import", "tsx", path.join(root, "bench/baseline", file)], {
-    env: { ...process.env, PORT: String(port), HEALTH_PORT: String(healthPort) },
+    env: { ...process.env, ...env, PORT: String(port), HEALTH_PORT: String(healthPort) },
     stdio: ["ignore", "inherit", "inherit"],
   });
   await waitHealthy(`http://127.0.0.1:${healthPort}/healthz`, child);
@@ -101,12 +101,12 @@ export async function grpcLoad(opts: { base: string; environmentId: string; user
 }
 
 /**
- * CPU seconds (user + system) a child process has used so far, from /proc (Linux; undefined elsewhere). CPU per
+ * CPU seconds (user + system) a child process (or any process by pid) has used so far, from /proc (Linux; undefined elsewhere). CPU per
  * request of each server is a steadier measure than requests per second on a machine that others load too.
  */
-export function cpuSeconds(child: ChildProcess): number | undefined {
+export function cpuSeconds(target: ChildProcess | number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8");
+    const stat = readFileSync(`/proc/${typeof target === "number" ? target : target.pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command name.
     return (Number(fields[11]) + Number(fields[12])) / 100;

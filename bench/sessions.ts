@@ -1,0 +1,293 @@
+/**
+ * `npm run bench:sessions`: end users' sessions and sign-in (issue 12), each case beside a bare node:http
+ * baseline doing the same work (bench/baseline/sessions-server.ts), taking turns (BENCH_ROUNDS, default 4),
+ * BENCH_SECONDS per side and case (default 10), loopback only, BENCH_CONNECTIONS concurrent callers (10).
+ *
+ *   session check   GET /api/v0/sdk/{env}/session with a valid session JWT -> 204. Sigil remembers tokens
+ *                   it verified (SessionVerifier, 20,000 per process), so the cases say which path runs:
+ *                   one token, and BENCH_SESSIONS (1,000) sessions' tokens round-robin, both answered from
+ *                   that memo after their first call; BENCH_COLD_TOKENS (30,000) distinct valid tokens
+ *                   round-robin, more than the memo holds, so every call is a full ES256 verification.
+ *                   Baseline: jose jwtVerify with the environment's public key imported once + the same
+ *                   revocation GET in Redis; "bare + memo" rows give the baseline the same memo.
+ *   refresh         POST /api/v0/sdk/{env}/refresh with the 1,000 sessions' tokens round-robin -> VerifyResponse.
+ *                   Baseline: the memo'd verification and revocation GET above, then the domain's
+ *                   renewSession, as Sigil's handler (extendLiveSession's UPDATE, the user aggregate, two ES256
+ *                   signatures: jwt and minifiedJwt).
+ *   SIWE sign-in    GET /nonce, then POST /verify with an EIP-4361 message signed by a throwaway EOA key.
+ *                   Per turn: up to BENCH_SIGN_INS (1,000) nonces (what the side's last verify rate fills the
+ *                   turn with, plus 30 %) are fetched (measured), the messages are signed
+ *                   by this process (not measured: client CPU), then the verify calls are sent (measured),
+ *                   each phase until done or BENCH_SECONDS / BENCH_ROUNDS. "sign-ins/s" = 1 / (wall time per
+ *                   nonce + wall time per verify), both at BENCH_CONNECTIONS concurrent callers. Two cases:
+ *                   new wallets (each sign-in creates a user) and returning wallets (BENCH_RETURNING_WALLETS,
+ *                   200, signed in once before the run, round-robin). Baseline: the domain's issueNonce, then
+ *                   proveWallet (viem parse, checks, signature recovery, the nonce taken) and signInWith.
+ *
+ * Sigil runs as `sigil start api` beside `sigil start worker`, on a database of the bench's own (dropped at
+ * the end), with its own sealing key and task queue, and with every rate limit off
+ * (SIGIL_SDK_RATE_LIMIT_PER_10S=0, SIGIL_SIGN_IN_RATE_LIMIT_PER_MINUTE=0, SIGIL_RATE_LIMIT_PER_MINUTE=0): a
+ * bench measures the path, not the limiter. BENCH_CASES=check,refresh,siwe picks cases (hot: only the
+ * session check's 1,000-token cases; cold: only its full-verification case). BENCH_PROFILE_DIR=<dir>
+ * starts both servers under `node --cpu-prof` and prints where each spent its CPU during the measured cases
+ * (bench/support/profile-summary.ts; the .cpuprofile files stay in <dir>/sigil and <dir>/bare).
+ *
+ *   DATABASE_URL=... REDIS_URL=... TEMPORAL_ADDRESS=... npm run bench:sessions
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { decodeJwt, decodeProtectedHeader, SignJWT } from "jose";
+import type { PrivateKeyAccount } from "viem/accounts";
+import type { Queryable } from "../src/db/db.js";
+import { bootstrapTenant } from "../src/domain/tenancy/bootstrap.js";
+import type { PublicEnvironment } from "../src/domain/tenancy/access.js";
+import { signInWith } from "../src/domain/sign-in/pipeline.js";
+import { normalizeWalletAddress } from "../src/domain/wallets/addresses.js";
+import { createBenchDatabase } from "./support/database.js";
+import { benchDeps } from "./support/deps.js";
+import { databaseUrl, seconds } from "./support/env.js";
+import { drainLoad, httpLoad, type Result } from "./support/load.js";
+import { paired, row, summarise, TABLE_HEADER } from "./support/paired.js";
+import { cpuSeconds, startBaseline, startSigil, type Running } from "./support/processes.js";
+import { summarise as summariseProfile } from "./support/profile-summary.js";
+import { signedVerifyBodies, throwawayWallets } from "./support/siwe.js";
+
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1_000);
+const COLD_TOKENS = Number(process.env.BENCH_COLD_TOKENS ?? 30_000);
+const SIGN_INS = Number(process.env.BENCH_SIGN_INS ?? 1_000);
+const RETURNING = Number(process.env.BENCH_RETURNING_WALLETS ?? 200);
+const cases = new Set((process.env.BENCH_CASES ?? "check,refresh,siwe").split(","));
+const port = Number(process.env.BENCH_PORT ?? 18280);
+const profileDir = process.env.BENCH_PROFILE_DIR;
+
+/** node flags of a server: under --cpu-prof into <BENCH_PROFILE_DIR>/<name> when profiling. */
+function profiled(name: string): string[] {
+  if (!profileDir) return [];
+  const dir = path.join(profileDir, name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return ["--cpu-prof", `--cpu-prof-dir=${dir}`];
+}
+
+/** Where a profiled server spent its CPU after `fromMs` since its start (the measured cases). */
+function printProfile(name: string, fromMs: number): void {
+  const dir = path.join(profileDir!, name);
+  // tsx's loader thread writes a small profile of its own: the main thread's is the largest.
+  const file = readdirSync(dir)
+    .filter((f) => f.endsWith(".cpuprofile"))
+    .sort((a, b) => statSync(path.join(dir, b)).size - statSync(path.join(dir, a)).size)[0];
+  console.log(`\n### profile: ${name}\n${file ? summariseProfile(path.join(dir, file), 25, fromMs) : "(no profile written)"}`);
+}
+
+/** n calls of `fn`, at most `width` at a time, results in order. */
+async function inBatches<T>(n: number, width: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < n; i += width) out.push(...(await Promise.all(Array.from({ length: Math.min(width, n - i) }, (_, j) => fn(i + j)))));
+  return out;
+}
+
+/**
+ * CPU seconds each Postgres backend serving `db`'s database has used so far, by pid (the server runs on
+ * this machine). Only one side runs at a time, so the growth over a turn is that side's Postgres work, the
+ * worker's relay included.
+ */
+async function postgresCpu(db: Queryable): Promise<Map<number, number>> {
+  const pids = await db.map("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()", [], (r: { pid: number }) => r.pid);
+  const cpu = new Map<number, number>();
+  for (const pid of pids) {
+    const s = cpuSeconds(pid);
+    if (s !== undefined) cpu.set(pid, s);
+  }
+  return cpu;
+}
+
+/**
+ * What the backends used between two readings. A backend that exited meanwhile is left out: pools close
+ * only connections idle for seconds (longer than a turn), which used nothing in the turn.
+ */
+function postgresSpent(before: Map<number, number>, after: Map<number, number>): number {
+  let spent = 0;
+  for (const [pid, s] of after) spent += s - (before.get(pid) ?? 0);
+  return spent;
+}
+
+// --- a deployment of the bench's own: database, sealing key, task queue; every rate limit off -------------
+const database = await createBenchDatabase(databaseUrl);
+const childEnv = {
+  DATABASE_URL: database.url,
+  SIGIL_SEALING_KEYS: `bench:${randomBytes(32).toString("base64")}`,
+  TEMPORAL_TASK_QUEUE: `bench-sessions-${randomUUID()}`,
+  SIGIL_DATA_DIR: path.join(os.tmpdir(), "sigil-bench-sessions"),
+  SIGIL_RATE_LIMIT_PER_MINUTE: "0",
+  SIGIL_SDK_RATE_LIMIT_PER_10S: "0",
+  SIGIL_SIGN_IN_RATE_LIMIT_PER_MINUTE: "0",
+};
+const deps = await benchDeps({ ...process.env, ...childEnv });
+const running: Running[] = [];
+
+try {
+  // --- seeding through the domain's sign-in pipeline, as a verified code or signature would --------------
+  const tenant = await bootstrapTenant(deps.db);
+  const env = tenant.environmentId;
+  const publicEnv: PublicEnvironment = { environmentId: env, environmentName: "sandbox", projectId: tenant.projectId, organizationId: tenant.organizationId };
+  const meta = { ipAddress: "127.0.0.1", userAgent: "bench", requestId: "" };
+  const started = Date.now();
+  const sessions = await inBatches(SESSIONS, 8, (i) => signInWith(deps, publicEnv, { kind: "email", email: `bench-${i}@bench.example.com` }, meta));
+  const tokens = sessions.map((s) => s.tokens.jwt);
+  const returning = throwawayWallets(RETURNING);
+  await inBatches(RETURNING, 8, (i) =>
+    signInWith(deps, publicEnv, { kind: "wallet", chain: "EVM", address: normalizeWalletAddress("EVM", returning[i]!.address), walletName: "metamask", walletProvider: "browserExtension" }, meta),
+  );
+  // Distinct valid tokens of the same sessions: the real token's claims with an earlier expiry each, signed
+  // with the environment's key, as long as the real one (the verification hashes every byte).
+  const key = await deps.sessionKeys.signingKey(env);
+  const coldTokens = await inBatches(COLD_TOKENS, 64, (i) => {
+    const real = tokens[i % tokens.length]!;
+    const claims = decodeJwt(real);
+    return new SignJWT({ ...claims, exp: claims.exp! - 1 - Math.floor(i / tokens.length) }).setProtectedHeader(decodeProtectedHeader(real) as { alg: string }).sign(key.key);
+  });
+  console.log(`seeded ${SESSIONS} sessions, ${RETURNING} wallet users and ${COLD_TOKENS} tokens in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  // --- the servers: the worker first (the api is ready only once a worker polls its task queue) ----------
+  const worker = await startSigil("worker", port + 10, [], childEnv);
+  running.push(worker);
+  // When each server started: a profile's clock starts there.
+  const spawned = { sigil: Date.now(), bare: 0 };
+  const sigil = await startSigil("api", port, profiled("sigil"), childEnv);
+  running.push(sigil);
+  spawned.bare = Date.now();
+  const bare = await startBaseline("sessions-server.ts", port + 1, port + 1, profiled("bare"), { ...childEnv, BENCH_ENV: env });
+  running.push(bare);
+  const sdk = `/api/v0/sdk/${env}`;
+  const rotating = (list: readonly string[]) => {
+    let i = 0;
+    return () => ({ authorization: `Bearer ${list[i++ % list.length]}` });
+  };
+  const check = (server: Running, s: number, opts: { list: readonly string[]; memo?: boolean }) =>
+    httpLoad({ url: `${server.base}${server === bare && opts.memo ? "/memo" : ""}${sdk}/session`, headersFor: rotating(opts.list), connections, seconds: s });
+  const refresh = (server: Running, s: number) => httpLoad({ url: `${server.base}${sdk}/refresh`, method: "POST", headersFor: rotating(tokens), connections, seconds: s });
+
+  // SIWE: per side and phase, every turn's result, for the phase rows under the sign-in rows.
+  const phases = new Map<string, Result[]>();
+  const note = (key: string, r: Result) => phases.set(key, [...(phases.get(key) ?? []), r]);
+  const errors = new Set<string>();
+  const verifyRate = new Map<string, number>();
+  async function signIns(server: Running, s: number, kind: string, walletFor: (i: number) => PrivateKeyAccount): Promise<Result> {
+    const side = server === bare ? "bare" : "sigil";
+    // As many sign-ins as this side verified per second last time fit in the turn (with a margin): nonces
+    // fetched and signed but never verified would cost the turn's CPU per sign-in and the client's time.
+    const expected = verifyRate.get(side) ?? Infinity;
+    const budget = Math.min(SIGN_INS, Math.ceil(expected * s * 1.3) + 20);
+    const nonces: string[] = [];
+    const n = await drainLoad(
+      Array.from({ length: budget }, (_, i) => i),
+      async () => {
+        const r = await fetch(`${server.base}${sdk}/nonce`);
+        if (r.status !== 200) throw new Error(`nonce ${r.status} ${(await r.text()).slice(0, 300)}`);
+        nonces.push(((await r.json()) as { nonce: string }).nonce);
+      },
+      connections,
+      s,
+    );
+    const bodies = await signedVerifyBodies(nonces, walletFor);
+    const v = await drainLoad(
+      bodies,
+      async (body) => {
+        const r = await fetch(`${server.base}${sdk}/verify`, { method: "POST", headers: { "content-type": "application/json" }, body });
+        const text = await r.text();
+        if (r.status !== 200) throw new Error(`verify ${r.status} ${text.slice(0, 300)}`);
+      },
+      connections,
+      s,
+    );
+    for (const e of [n.firstError, v.firstError]) if (e) errors.add(`${side} ${kind}: ${e}`);
+    verifyRate.set(side, v.ok / v.elapsed);
+    note(`${side} ${kind} nonce`, n);
+    note(`${side} ${kind} verify`, v);
+    // A sign-in is one nonce and one verify: the time of each per call, added up, served one after the other.
+    const perSignIn = n.elapsed / Math.max(1, n.ok) + v.elapsed / Math.max(1, v.ok);
+    return { rps: v.ok ? Math.round(1 / perSignIn) : 0, p50: v.p50, p99: v.p99, ok: v.ok, failed: n.failed + v.failed };
+  }
+  let returningAt = 0;
+  // A new key per sign-in, made when its message is signed (outside the measured calls).
+  const newWallet = () => throwawayWallets(1)[0]!;
+  const returningWallet = () => returning[returningAt++ % returning.length]!;
+
+  // Warm both sides (JIT, pools, key caches, token memo) before measuring.
+  for (const server of [bare, sigil]) {
+    await check(server, 1, { list: tokens });
+    await refresh(server, 1);
+    if (cases.has("siwe")) await signIns(server, 1, "warm-up", returningWallet);
+  }
+  errors.clear();
+  phases.clear();
+  const measuredAt = Date.now();
+
+  const load = () => os.loadavg().map((l) => l.toFixed(1)).join(" ");
+  console.log(`\n${os.cpus().length} cores (${os.cpus()[0]?.model ?? "unknown"}), Node ${process.version}, ${connections} connections, ${seconds} s per side and case, ${ROUNDS} turns; load average ${load()}`);
+  console.log(TABLE_HEADER);
+  const turns = { rounds: ROUNDS, seconds };
+  // Per case and side: the Postgres backends' CPU over the side's turns, and the requests answered.
+  const postgres: { name: string; us: [number, number] }[] = [];
+  async function measure(name: string, run: (server: Running, s: number) => Promise<Result>): Promise<void> {
+    const spent = [0, 0];
+    const answered = [0, 0];
+    const counted = async (server: Running, s: number) => {
+      const side = server === bare ? 0 : 1;
+      const before = await postgresCpu(deps.db);
+      const r = await run(server, s);
+      spent[side]! += postgresSpent(before, await postgresCpu(deps.db));
+      answered[side]! += r.ok;
+      return r;
+    };
+    console.log(row(name, await paired(bare, sigil, counted, turns)));
+    const perRequest = (side: number) => Math.round((spent[side]! * 1e6) / Math.max(1, answered[side]!));
+    postgres.push({ name, us: [perRequest(1), perRequest(0)] });
+  }
+  if (cases.has("check")) {
+    const one = [tokens[0]!];
+    await measure("session check, 1 token (Sigil: memo hit) vs bare verifying every call", (sv, s) => check(sv, s, { list: one }));
+    await measure("session check, 1 token vs bare + the same memo", (sv, s) => check(sv, s, { list: one, memo: true }));
+  }
+  if (cases.has("check") || cases.has("hot")) {
+    await measure(`session check, ${SESSIONS} tokens round-robin (Sigil: memo hits) vs bare verifying every call`, (sv, s) => check(sv, s, { list: tokens }));
+    await measure(`session check, ${SESSIONS} tokens round-robin vs bare + the same memo`, (sv, s) => check(sv, s, { list: tokens, memo: true }));
+  }
+  if (cases.has("check") || cases.has("cold"))
+    await measure(`session check, ${COLD_TOKENS} tokens round-robin (every call a full verification on both sides)`, (sv, s) => check(sv, s, { list: coldTokens }));
+  if (cases.has("refresh")) await measure(`refresh, ${SESSIONS} sessions round-robin`, refresh);
+  if (cases.has("siwe")) {
+    const workerCpu = cpuSeconds(worker.child);
+    await measure("SIWE sign-ins/s, new wallets (nonce + verify; p50/p99 of verify)", (sv, s) => signIns(sv, s, "new", newWallet));
+    await measure(`SIWE sign-ins/s, ${RETURNING} returning wallets (nonce + verify; p50/p99 of verify)`, (sv, s) => signIns(sv, s, "returning", returningWallet));
+    // Every sign-in's events (user.created, wallet.linked, user.session.created) go through the outbox,
+    // which the worker relays: its CPU is part of a sign-in's cost on this machine.
+    const signedIn = [...phases].filter(([k]) => k.endsWith("verify")).reduce((n, [, rs]) => n + rs.reduce((m, r) => m + r.ok, 0), 0);
+    const workerSpent = (cpuSeconds(worker.child) ?? NaN) - (workerCpu ?? NaN);
+    for (const kind of ["new", "returning"])
+      for (const phase of ["nonce", "verify"]) {
+        const [b, g] = [phases.get(`bare ${kind} ${phase}`), phases.get(`sigil ${kind} ${phase}`)];
+        if (b && g) console.log(row(`${phase} alone (${kind} wallets)`, [summarise(b), summarise(g)]));
+      }
+    console.log(`\nworker CPU during the sign-in cases: ${Math.round((workerSpent * 1e6) / signedIn)} µs per sign-in (${signedIn} sign-ins, both sides)`);
+  }
+  console.log("\n| case | Postgres CPU µs/req, Sigil | baseline |\n|---|---|---|");
+  for (const p of postgres) console.log(`| ${p.name} | ${p.us[0]} | ${p.us[1]} |`);
+  console.log(`\nload average at the end ${load()}. Machine load from other processes moves absolute numbers; compare the ratios.`);
+  for (const e of errors) console.log(`first error: ${e}`);
+  if (profileDir) {
+    // The profiles are written when the servers exit.
+    await sigil.stop();
+    await bare.stop();
+    printProfile("sigil", measuredAt - spawned.sigil);
+    printProfile("bare", measuredAt - spawned.bare);
+  }
+} finally {
+  for (const r of running.reverse()) await r.stop();
+  await deps.close();
+  await database.drop();
+}
