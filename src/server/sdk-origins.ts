@@ -1,6 +1,7 @@
 import type { Deps } from "../domain/deps.js";
 import { originAllowedBy } from "../domain/origins/origin.js";
 import { originPatterns } from "../domain/origins/service.js";
+import { ProcessCache } from "../store/process-cache.js";
 
 /** Environments whose origins one api process keeps at most; past it the oldest entry makes room. */
 const MAX_CACHED_ENVIRONMENTS = 10_000;
@@ -23,20 +24,8 @@ export type OriginVerdict = "any" | "this" | "none";
  * A failed lookup admits no origin (the request itself still runs and answers its own error).
  */
 export function createSdkOriginCheck(deps: Pick<Deps, "db" | "log">, ttlMs: number) {
-  const cache = new Map<string, { at: number; patterns: Promise<ReadonlySet<string>> }>();
-
-  function patternsOf(environmentId: string): Promise<ReadonlySet<string>> {
-    const now = Date.now();
-    const hit = cache.get(environmentId);
-    if (hit && now - hit.at < ttlMs) return hit.patterns;
-    const patterns = originPatterns(deps, environmentId);
-    cache.delete(environmentId);
-    if (cache.size >= MAX_CACHED_ENVIRONMENTS) cache.delete(cache.keys().next().value as string);
-    cache.set(environmentId, { at: now, patterns });
-    // A failure is not kept: the next request asks again.
-    patterns.catch(() => cache.get(environmentId)?.patterns === patterns && cache.delete(environmentId));
-    return patterns;
-  }
+  const cache = new ProcessCache<ReadonlySet<string>>(ttlMs, MAX_CACHED_ENVIRONMENTS);
+  const patternsOf = (environmentId: string) => cache.get(environmentId, (id) => originPatterns(deps, id));
 
   return async function verdict(environmentId: string, origin: string): Promise<OriginVerdict> {
     try {

@@ -8,11 +8,18 @@ import type { Queryable } from "../db.js";
 /** E.164 of a stored phone credential (stored either as E.164 or as national digits plus country code). */
 const PHONE_E164 = "(CASE WHEN c.phone_number LIKE '+%' THEN c.phone_number ELSE '+' || coalesce(c.phone_country_code, '') || c.phone_number END)";
 
-export async function findWalletOwner(q: Queryable, environmentId: string, chain: string, address: string): Promise<{ userId: string; walletId: string; credentialId: string } | null> {
+/** The live wallet at `address` under any of `chains` (the names of one chain family, e.g. EVM and ETH). */
+export async function findWalletOwner(
+  q: Queryable,
+  environmentId: string,
+  chains: readonly string[],
+  address: string,
+): Promise<{ userId: string; walletId: string; credentialId: string } | null> {
   const row = await q.oneOrNone(
     `SELECT w.user_id, w.id, w.credential_id FROM wallets w JOIN users u ON u.id = w.user_id AND u.environment_id = w.environment_id
-     WHERE w.environment_id = $1 AND w.chain = $2 AND w.address = $3 AND w.deleted_at IS NULL AND u.deleted_at IS NULL`,
-    [environmentId, chain, address],
+     WHERE w.environment_id = $1 AND w.chain = ANY($2) AND w.address = $3 AND w.deleted_at IS NULL AND u.deleted_at IS NULL
+     LIMIT 1`,
+    [environmentId, chains, address],
   );
   return row ? { userId: row.user_id, walletId: row.id, credentialId: row.credential_id } : null;
 }

@@ -71,11 +71,11 @@ export async function selectWallet(q: Queryable, environmentId: string, userId: 
 }
 
 /** The live wallet with this address and who holds it, locked for the rest of the transaction. */
-export async function lockWallet(q: Queryable, environmentId: string, chain: string, address: string): Promise<{ walletId: string; userId: string } | null> {
-  const row = await q.oneOrNone(
-    "SELECT id, user_id FROM wallets WHERE environment_id = $1 AND chain = $2 AND address = $3 AND deleted_at IS NULL FOR UPDATE",
-    [environmentId, chain, address],
-  );
+export async function lockWallet(q: Queryable, environmentId: string, walletId: string): Promise<{ walletId: string; userId: string } | null> {
+  const row = await q.oneOrNone("SELECT id, user_id FROM wallets WHERE environment_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE", [
+    environmentId,
+    walletId,
+  ]);
   return row ? { walletId: row.id, userId: row.user_id } : null;
 }
 

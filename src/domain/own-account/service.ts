@@ -13,7 +13,7 @@ import { markSessionsRevoked } from "../sessions/revocation.js";
 import { endUserAccess, renewSession } from "../sessions/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { createEmailVerification, createSmsVerification } from "../verifications/service.js";
-import { phoneInputOf } from "./phone.js";
+import { phoneInputOf } from "../verifications/phone.js";
 import { getUser, updateUser, userSnapshot, type UserPatch, type UserView } from "../users/service.js";
 
 /** Who calls: the session's user in the environment the path names, and the request (for the audit trail). */

@@ -6,6 +6,7 @@ import { ensureSigningKey, signingKeyAad } from "../environments/keys.js";
 import { DEFAULT_JWT_EXPIRATION_SECONDS, effectiveSettings } from "../environments/settings.js";
 import * as projects from "../../db/repositories/projects.js";
 import { DomainError } from "../../errors.js";
+import { ProcessCache } from "../../store/process-cache.js";
 
 /** A key ready for jose: imported once per process, not per token. */
 export interface ImportedKey {
@@ -38,13 +39,13 @@ const MISS_RELOAD_MS = 1_000;
  * The environment keys this process signs and verifies session tokens with, read from Postgres and imported
  * once, then kept for 30 s with the environment's token policy (lifetime, profile fields): a session check
  * never reads Postgres, and neither a sign-in nor a refresh reads the environment for its policy. A change
- * of the settings in this process forgets both at once; other processes follow within the TTL. A rotation in this process drops its copy
- * at once; other processes pick the new key up within the TTL, or at once when a token names a kid they do
- * not know yet (rate-limited, so a stream of made-up kids cannot turn into a stream of reads). Retired keys
- * stay until their published_until, so tokens signed before a rotation keep verifying.
+ * of the settings (or a rotation) in this process forgets both at once; other processes pick it up within
+ * the TTL, or at once when a token names a kid they do not know yet (rate-limited, so a stream of made-up
+ * kids cannot turn into a stream of reads). Retired keys stay until their published_until, so tokens
+ * signed before a rotation keep verifying.
  */
 export class Keyring {
-  private readonly cache = new Map<string, Promise<EnvironmentKeys>>();
+  private readonly cache = new ProcessCache<EnvironmentKeys>(KEYS_TTL_MS);
 
   // Not Pick<Deps>: Deps holds the keyring, and the layer rules refuse the import circle.
   constructor(private readonly deps: { db: Database; sealer: Sealer }) {}
@@ -60,34 +61,20 @@ export class Keyring {
 
   /** The key a token's header names, or undefined when the environment publishes no such key. */
   async verifyingKey(environmentId: string, kid: string): Promise<ImportedKey | undefined> {
-    let k = await this.keysOf(environmentId);
+    const k = await this.keysOf(environmentId);
     const found = k.verifying.get(kid);
     if (found || Date.now() - k.loadedAt < MISS_RELOAD_MS) return found;
-    this.cache.delete(environmentId);
-    k = await this.keysOf(environmentId);
-    return k.verifying.get(kid);
+    this.cache.forget(environmentId);
+    return (await this.keysOf(environmentId)).verifying.get(kid);
   }
 
   /** Forget an environment's keys (after rotating them here). */
   forget(environmentId: string): void {
-    this.cache.delete(environmentId);
+    this.cache.forget(environmentId);
   }
 
   private keysOf(environmentId: string): Promise<EnvironmentKeys> {
-    const cached = this.cache.get(environmentId);
-    if (cached) {
-      // Keep the promise while loading; after the TTL load again (the old copy serves nobody meanwhile).
-      return cached.then((k) => (Date.now() - k.loadedAt < KEYS_TTL_MS ? k : this.reload(environmentId, cached)));
-    }
-    return this.reload(environmentId, undefined);
-  }
-
-  private reload(environmentId: string, stale: Promise<EnvironmentKeys> | undefined): Promise<EnvironmentKeys> {
-    if (this.cache.get(environmentId) !== stale) return this.cache.get(environmentId)!;
-    const loading = this.load(environmentId);
-    this.cache.set(environmentId, loading);
-    loading.catch(() => this.cache.get(environmentId) === loading && this.cache.delete(environmentId));
-    return loading;
+    return this.cache.get(environmentId, (id) => this.load(id));
   }
 
   private async load(environmentId: string): Promise<EnvironmentKeys> {

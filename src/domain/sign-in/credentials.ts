@@ -2,6 +2,7 @@ import type { Queryable } from "../../db/db.js";
 import * as signIn from "../../db/repositories/sign-in.js";
 import * as users from "../../db/repositories/users.js";
 import * as wallets from "../../db/repositories/wallets.js";
+import { chainAliases } from "../wallets/addresses.js";
 
 /**
  * A credential the caller has just proved (a wallet signature checked, a one-time code matched): the one
@@ -33,7 +34,8 @@ export type ProvenCredential =
 export async function findOwner(q: Queryable, environmentId: string, c: ProvenCredential): Promise<{ userId: string; credentialId: string | null } | null> {
   switch (c.kind) {
     case "wallet":
-      return signIn.findWalletOwner(q, environmentId, c.chain, c.address);
+      // ETH is the older name of EVM (the management API still accepts it): one wallet, one owner.
+      return signIn.findWalletOwner(q, environmentId, chainAliases(c.chain), c.address);
     case "email":
       return signIn.findEmailOwner(q, environmentId, c.email);
     case "phone":

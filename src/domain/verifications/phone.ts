@@ -38,3 +38,14 @@ export function normalisePhone(input: PhoneInput): Phone {
   if (!parsed || !parsed.isValid() || parsed.countryCallingCode !== callingCode) throw invalid();
   return { e164: parsed.number, phoneNumber: parsed.nationalNumber, phoneCountryCode: callingCode, isoCountryCode: iso };
 }
+
+/**
+ * The parts of a number given whole (a profile's phoneNumber). Only an international number (+ and calling
+ * code) names its country; anything else is refused rather than guessed.
+ */
+export function phoneInputOf(e164: string): PhoneInput {
+  const parsed = e164.startsWith("+") ? parsePhoneNumberFromString(e164) : undefined;
+  if (!parsed?.country)
+    throw badRequest("invalid_phone_number", "phoneNumber must be an international number: + then the country calling code and the number", { field: "phoneNumber" });
+  return { phoneCountryCode: parsed.countryCallingCode, phoneNumber: parsed.nationalNumber, isoCountryCode: parsed.country };
+}

@@ -1,5 +1,4 @@
 import * as projects from "../../db/repositories/projects.js";
-import * as wallets from "../../db/repositories/wallets.js";
 import { DomainError, unprocessable } from "../../errors.js";
 import type { Deps } from "../deps.js";
 import { effectiveSettings } from "../environments/settings.js";
@@ -55,7 +54,6 @@ export async function proveWallet(deps: Pick<Deps, "db" | "store">, environmentI
     });
   await checkChainEnabled(deps, environmentId, input.chain);
   const address = normalizeWalletAddress(verifier.stored, input.publicWalletAddress);
-  const chain = await storedChain(deps, environmentId, verifier.stored, address);
   const message = verifier.parse(input.messageToSign);
   if (!verifier.sameAddress(message.address, address))
     throw unprocessable("address_mismatch", "the sign-in message names another address than publicWalletAddress");
@@ -65,21 +63,12 @@ export async function proveWallet(deps: Pick<Deps, "db" | "store">, environmentI
     throw unprocessable("invalid_nonce", "the message's nonce was not issued by this environment, has expired or was already used: get a new nonce");
   return {
     kind: "wallet",
-    chain,
+    chain: verifier.stored,
     address,
     walletName: input.walletName,
     walletProvider: input.walletProvider,
     additionalAddresses: input.additionalWalletAddresses ?? [],
   };
-}
-
-/**
- * The chain to store and look the wallet up under: EVM, unless the wallet is already held under ETH (its
- * older name, which the management API still accepts), so that one wallet never becomes two users.
- */
-async function storedChain(deps: Pick<Deps, "db">, environmentId: string, stored: string, address: string): Promise<string> {
-  if (stored !== "EVM") return stored;
-  return (await wallets.addressLinked(deps.db, environmentId, "ETH", address)) ? "ETH" : "EVM";
 }
 
 /** When the environment lists its chains, the wallet's chain must be on among them. */

@@ -11,6 +11,7 @@ import { rememberPendingMerge } from "../sign-in/pending-merge.js";
 import { checkSignInPolicy } from "../sign-in/policy.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { proveWallet, type WalletProofInput } from "./proof.js";
+import { chainAliases } from "../wallets/addresses.js";
 
 /** Signs in with a signed message: the wallet's user, or a new user holding the wallet. */
 export async function signInWithWallet(deps: Deps, env: PublicEnvironment, input: WalletProofInput, meta: ClientMeta): Promise<SignInResult> {
@@ -35,7 +36,7 @@ export async function transferWallet(deps: Deps, env: PublicEnvironment, princip
   const credential = await proveWallet(deps, env.environmentId, input);
   if (credential.kind !== "wallet") throw new Error("a wallet proof proved something else");
   const environmentId = env.environmentId;
-  const owner = await signInRepo.findWalletOwner(deps.db, environmentId, credential.chain, credential.address);
+  const owner = await signInRepo.findWalletOwner(deps.db, environmentId, chainAliases(credential.chain), credential.address);
   if (!owner) return linkCredential(deps, env, principal, credential, meta);
   if (owner.userId !== principal.userId) {
     await checkSignInPolicy(deps.db, environmentId, credential, { newUser: false });
@@ -44,7 +45,7 @@ export async function transferWallet(deps: Deps, env: PublicEnvironment, princip
       for (const id of [principal.userId, owner.userId].sort())
         if (!(await users.lockUser(t, environmentId, id)) && id === principal.userId)
           throw new DomainError("unauthenticated", "invalid_session", "the session's user no longer exists");
-      const wallet = await repo.lockWallet(t, environmentId, credential.chain, credential.address);
+      const wallet = await repo.lockWallet(t, environmentId, owner.walletId);
       if (!wallet || wallet.userId !== owner.userId)
         throw new DomainError("conflict", "credential_race", "this wallet changed hands meanwhile; try again");
       if ((await repo.countSignInCredentials(t, environmentId, owner.userId)) <= 1)
