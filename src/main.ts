@@ -1,5 +1,5 @@
 import { loadConfig } from "./config.js";
-import { startRuntime } from "./runtime.js";
+import { startRuntime, type Runtime } from "./runtime.js";
 
 /**
  * `node --import tsx src/main.ts [dev|api|worker]`: dev (the default, what `npm start` runs) serves the API and runs the
@@ -12,38 +12,55 @@ if (!["dev", "api", "worker"].includes(mode)) {
 }
 
 const config = loadConfig();
-const runtime = await startRuntime(config, { api: mode !== "worker", worker: mode !== "api" });
-if (runtime.port !== undefined) {
-  console.log(`\nSigil is running: http://localhost:${runtime.port}  (REST under /api/v0, gRPC and Connect on the same port)`);
-  console.log(`Health: http://localhost:${runtime.port}/healthz`);
-}
-if (runtime.temporalUiUrl) console.log(`Temporal UI: ${runtime.temporalUiUrl}`);
-if (mode === "dev") console.log("Create a tenant and an API token: npx sigil bootstrap --json\n");
 
 /**
  * A graceful stop (in-flight requests drained, worker and dispatcher stopped, children stopped) is bounded by
  * its parts; this deadline is the backstop: a stop that still hangs exits non-zero, and the embedded
  * children are killed by the managed processes' exit hook. A second signal exits at once.
+ *
+ * The handlers go in before the start: the API answers /healthz before startRuntime returns, and a signal
+ * that arrived in that window used to kill the process outright, its embedded children left running. A
+ * signal during the start lets the start finish (it is bounded), then stops.
  */
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
-let stopping = false;
+let runtime: Runtime | undefined;
+let stopRequested: NodeJS.Signals | undefined;
+
+function shutDown(signal: NodeJS.Signals, rt: Runtime): void {
+  rt.log.info("shutting down", { signal });
+  const started = Date.now();
+  setTimeout(() => {
+    rt.log.error("shutdown did not finish in time; exiting", { deadlineMs: SHUTDOWN_DEADLINE_MS });
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS - 500).unref();
+  void rt.stop().then(() => {
+    rt.log.info("shut down", { ms: Date.now() - started });
+    process.exit(0);
+  });
+}
+
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
-    if (stopping) {
-      runtime.log.warn("second signal: exiting without waiting for the shutdown", { signal });
+    if (stopRequested) {
+      console.error(`second ${signal}: exiting without waiting for the shutdown`);
       process.exit(1);
     }
-    stopping = true;
-    runtime.log.info("shutting down", { signal });
-    const started = Date.now();
-    setTimeout(() => {
-      runtime.log.error("shutdown did not finish in time; exiting", { deadlineMs: SHUTDOWN_DEADLINE_MS });
-      process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS - 500).unref();
-    void runtime.stop().then(() => {
-      runtime.log.info("shut down", { ms: Date.now() - started });
-      process.exit(0);
-    });
+    stopRequested = signal;
+    if (runtime) shutDown(signal, runtime);
+    else console.error(`${signal} while starting: stopping once the start has finished`);
   });
+}
+
+runtime = await startRuntime(config, { api: mode !== "worker", worker: mode !== "api" });
+if (stopRequested) shutDown(stopRequested, runtime);
+else announce(runtime);
+
+function announce(runtime: Runtime): void {
+  if (runtime.port !== undefined) {
+    console.log(`\nSigil is running: http://localhost:${runtime.port}  (REST under /api/v0, gRPC and Connect on the same port)`);
+    console.log(`Health: http://localhost:${runtime.port}/healthz`);
+  }
+  if (runtime.temporalUiUrl) console.log(`Temporal UI: ${runtime.temporalUiUrl}`);
+  if (mode === "dev") console.log("Create a tenant and an API token: npx sigil bootstrap --json\n");
 }

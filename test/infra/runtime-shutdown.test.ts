@@ -81,6 +81,17 @@ describe("stopping the runtime", () => {
     expect(await listening(rt.ports.temporal)).toBe(false);
   }, 60_000);
 
+  it("a SIGTERM while it is still starting lets the start finish, then stops gracefully", async () => {
+    const rt = start(await tempDir(), await freeRuntimePorts());
+    // Its first log line comes from inside the start: the embedded children are on their way up.
+    await waitFor("the first log line", async () => rt.logs.length, (n) => n > 0, 60_000);
+    rt.child.kill("SIGTERM");
+    expect(await exitWithin(rt, 60_000)).toEqual({ code: 0, signal: null });
+    expect(rt.logs.some((l) => l.msg === "shut down")).toBe(true);
+    expect(await listening(rt.ports.postgres)).toBe(false);
+    expect(await listening(rt.ports.temporal)).toBe(false);
+  }, 90_000);
+
   it("exits 0 within 10 s of SIGTERM while webhook deliveries to a black hole are backed up", async () => {
     const rt = start(await tempDir(), await freeRuntimePorts(), {
       // Deliveries wait on the black hole for their whole timeout; the dispatcher polls often.
