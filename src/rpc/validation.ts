@@ -1,5 +1,5 @@
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
-import type { ListValue } from "@bufbuild/protobuf/wkt";
+import { FeatureSet_FieldPresence, type ListValue } from "@bufbuild/protobuf/wkt";
 import type { FieldRules } from "../gen/sigil/options/v0/options_pb.js";
 import { badRequest, type DomainError } from "../errors.js";
 import { fieldRules } from "./method-options.js";
@@ -34,6 +34,10 @@ function checkString(path: string, value: string, f: DescField, out: Violation[]
   if (!r) return;
   const length = [...value].length;
   if (r.required && value === "") return void out.push({ field: path, message: "is required" });
+  // An optional field sent empty is a value (e.g. "clear the label"), except where only named values are
+  // allowed: there an empty one would reach the database as a value no CHECK accepts.
+  if (value === "" && r.allowed.length && f.presence === FeatureSet_FieldPresence.EXPLICIT)
+    return void out.push({ field: path, message: `must be one of: ${r.allowed.join(", ")}` });
   if (value === "") return;
   if (r.uuid && !UUID.test(value)) out.push({ field: path, message: "must be a 36-character lowercase UUID" });
   if (r.minLen && length < r.minLen) out.push({ field: path, message: `must be at least ${r.minLen} characters` });

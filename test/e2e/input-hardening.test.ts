@@ -204,4 +204,16 @@ describe("found by the fuzz test (test/e2e/fuzz.test.ts)", () => {
     expect(update.status, update.text).toBe(400);
     expect(update.body.code).toBe("invalid_url");
   });
+
+  it("an optional field with named values sent empty (a custom field's validationType) is 400 naming it, not 500; nothing changes", async () => {
+    const made = await api("POST", `/environments/${t.environmentId}/custom/fields`, { name: `vt${Date.now()}`, label: "L", validationType: "text" });
+    expect(made.status, made.text).toBe(201);
+    const id = made.body.id ?? made.body.customField?.id;
+    const update = await api("PUT", `/custom/fields/${id}`, { validationType: "" });
+    expect(update.status, update.text).toBe(400);
+    expect(update.body).toMatchObject({ code: "validation_error" });
+    expect(JSON.stringify(update.body.payload)).toContain("validationType");
+    const row = await app.db.one("SELECT validation_type FROM custom_fields WHERE id = $1", [id]);
+    expect(row.validation_type).toBe("text");
+  });
 });

@@ -165,6 +165,9 @@ describe("a killed embedded child", () => {
     // Not the client's ~20 s of retries: the engine monitor knows it is down.
     expect(tookMs).toBeLessThan(5_000);
 
+    // Hold the port until a restart has failed on it: on a loaded machine the CLI may take longer to reach
+    // its bind than the outage above lasts, and would then simply win the port on its first try.
+    await waitFor("a restart failing on the held port", async () => logged("temporal dev server restart failed; retrying").length, (n) => n > 0, 60_000, 200);
     await hung.release();
     // Restarted on the same port and SQLite file; the client and the worker reconnect (or the worker is
     // created anew), so workflow-backed requests succeed again.
