@@ -5,7 +5,8 @@ import { migrate } from "./db/migrate.js";
 import { buildDeps } from "./deps.js";
 import { startEmbeddedPostgres } from "./infra/embedded-postgres.js";
 import { supervise } from "./infra/supervisor.js";
-import { startTemporalDevServer } from "./infra/temporal-dev-server.js";
+import { startTemporalDevServer, TemporalStartError } from "./infra/temporal-dev-server.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createDispatcher } from "./outbox/dispatcher.js";
 import { createLogger, type Logger } from "./log.js";
 import { createApiHandler, type ReadinessCheck } from "./server/app.js";
@@ -162,6 +163,23 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
  * TEMPORAL_ADDRESS, or the embedded Temporal dev server, supervised: restarted on the same port and SQLite
  * file when it dies (the client and the worker reconnect). Its stop and retire join the runtime's.
  */
+/**
+ * The dev server picks free ports for its internal services and binds them a moment later; another process
+ * can take one in between, and the server then dies while starting (seen when many start at once). Such a
+ * death is retried twice; a timeout or a taken frontend port is not (a retry would only repeat it).
+ */
+async function firstStart<T>(start: () => Promise<T>, log: Logger): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (!(err instanceof TemporalStartError && err.exited) || attempt === 3) throw err;
+      log.warn("temporal dev server exited while starting; trying again", { attempt, error: err.message.split("\n")[0] });
+      await sleep(500 * attempt);
+    }
+  }
+}
+
 async function resolveTemporal(
   config: Config,
   log: Logger,
@@ -181,7 +199,7 @@ async function resolveTemporal(
     // SIGKILL after 3 s: the shutdown of the whole process is bounded (src/main.ts).
     return { ...dev, stop: () => dev.stop(3_000) };
   };
-  const dev = await startDev();
+  const dev = await firstStart(startDev, log);
   const supervisor = supervise(dev, { name: "temporal dev server", start: startDev, log });
   stops.push(() => supervisor.stop());
   retires.push(supervisor.retire);

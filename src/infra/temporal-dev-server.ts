@@ -84,6 +84,16 @@ async function waitUntilReady(address: string, namespace: string, deadline: numb
  * Runs `temporal server start-dev` as a child process and resolves once it serves `namespace`.
  * The child is killed by stop() and, failing that, when this process exits.
  */
+/** A failed start; `exited`: the server died while starting (not a timeout), which a new try may not repeat. */
+export class TemporalStartError extends Error {
+  constructor(
+    message: string,
+    readonly exited: boolean,
+  ) {
+    super(message);
+  }
+}
+
 export async function startTemporalDevServer(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const log = opts.log ?? (() => undefined);
   const namespace = opts.namespace ?? "default";
@@ -112,10 +122,11 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   } catch (err) {
     await server.stop(2_000);
     const why = exitCode !== undefined ? `it exited (${exitCode})` : `it did not answer in time (${(err as Error).message})`;
-    throw new Error(
+    throw new TemporalStartError(
       `Temporal dev server (${cli} ${args.join(" ")}) failed to start: ${why}.\n` +
         `Its last output:\n${server.recentOutput() || "(none)"}\n` +
         `If the CLI is missing or broken, ${installTemporalCliHint}.`,
+      exitCode !== undefined,
     );
   }
 
