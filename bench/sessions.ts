@@ -34,7 +34,6 @@
  *
  *   DATABASE_URL=... REDIS_URL=... TEMPORAL_ADDRESS=... npm run bench:sessions
  */
-import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -45,9 +44,8 @@ import { bootstrapTenant } from "../src/domain/tenancy/bootstrap.js";
 import type { PublicEnvironment } from "../src/domain/tenancy/access.js";
 import { signInWith } from "../src/domain/sign-in/pipeline.js";
 import { normalizeWalletAddress } from "../src/domain/wallets/addresses.js";
-import { createBenchDatabase } from "./support/database.js";
-import { benchDeps } from "./support/deps.js";
-import { databaseUrl, seconds } from "./support/env.js";
+import { benchDeployment } from "./support/deps.js";
+import { seconds } from "./support/env.js";
 import { drainLoad, httpLoad, type Result } from "./support/load.js";
 import { paired, row, summarise, TABLE_HEADER } from "./support/paired.js";
 import { cpuSeconds, startBaseline, startSigil, type Running } from "./support/processes.js";
@@ -116,17 +114,7 @@ function postgresSpent(before: Map<number, number>, after: Map<number, number>):
 }
 
 // --- a deployment of the bench's own: database, sealing key, task queue; every rate limit off -------------
-const database = await createBenchDatabase(databaseUrl);
-const childEnv = {
-  DATABASE_URL: database.url,
-  SIGIL_SEALING_KEYS: `bench:${randomBytes(32).toString("base64")}`,
-  TEMPORAL_TASK_QUEUE: `bench-sessions-${randomUUID()}`,
-  SIGIL_DATA_DIR: path.join(os.tmpdir(), "sigil-bench-sessions"),
-  SIGIL_RATE_LIMIT_PER_MINUTE: "0",
-  SIGIL_SDK_RATE_LIMIT_PER_10S: "0",
-  SIGIL_SIGN_IN_RATE_LIMIT_PER_MINUTE: "0",
-};
-const deps = await benchDeps({ ...process.env, ...childEnv });
+const { database, childEnv, deps } = await benchDeployment("sessions");
 const running: Running[] = [];
 
 try {

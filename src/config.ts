@@ -47,7 +47,29 @@ export interface Config {
   verifications: VerificationSettings;
   /** Limits of the SDK surface per client address (src/rpc/interceptors/rate-limit.ts); 0 = unbounded. */
   sdkRateLimits: SdkRateLimits;
+  /** Sign-in with an external identity provider's JWT and with a decentralized-social account. */
+  externalSignIn: ExternalSignInSettings;
 }
+
+export interface ExternalSignInSettings {
+  /**
+   * SIGIL_EXTERNAL_JWKS_COOLDOWN_MS (default 30000): after fetching an environment's external JWKS, how long
+   * before a token naming an unknown key id may fetch it again (src/domain/external-jwt/verify.ts).
+   */
+  jwksCooldownMs: number;
+  /**
+   * SIGIL_EXTERNAL_JWKS_MAX_AGE_MS (default 600000): how long a fetched external JWKS is used before it is
+   * fetched again, so how long a key the provider removed still verifies.
+   */
+  jwksMaxAgeMs: number;
+  /**
+   * SIGIL_SOCIAL_HUB_URL: base URL of the decentralized-social network's hub HTTP API, which says which
+   * custody address holds an account (src/adapters/social-hub.ts). Unset: that sign-in is off.
+   */
+  socialHubUrl: string | undefined;
+}
+
+export const DEFAULT_EXTERNAL_SIGN_IN_SETTINGS: ExternalSignInSettings = { jwksCooldownMs: 30_000, jwksMaxAgeMs: 600_000, socialHubUrl: undefined };
 
 /** Requests per client (socket) address to the SDK surface. */
 export interface SdkRateLimits {
@@ -200,6 +222,14 @@ function isCidr(entry: string): boolean {
   }
 }
 
+/** An http(s) base URL without its trailing slash, or undefined when unset. */
+function httpUrl(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (!URL.canParse(raw) || !["http:", "https:"].includes(new URL(raw).protocol)) throw new Error(`${name} must be an http or https URL, got ${JSON.stringify(raw)}`);
+  return raw.replace(/\/$/, "");
+}
+
 function bool(name: string, fallback: boolean, env: NodeJS.ProcessEnv): boolean {
   const raw = env[name]?.trim().toLowerCase();
   if (raw === undefined || raw === "") return fallback;
@@ -345,6 +375,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     corsOriginCacheMs: int("SIGIL_CORS_ORIGIN_CACHE_MS", 5000, env),
     verifications: verificationSettings(env),
+    externalSignIn: {
+      jwksCooldownMs: int("SIGIL_EXTERNAL_JWKS_COOLDOWN_MS", DEFAULT_EXTERNAL_SIGN_IN_SETTINGS.jwksCooldownMs, env),
+      jwksMaxAgeMs: int("SIGIL_EXTERNAL_JWKS_MAX_AGE_MS", DEFAULT_EXTERNAL_SIGN_IN_SETTINGS.jwksMaxAgeMs, env),
+      socialHubUrl: httpUrl("SIGIL_SOCIAL_HUB_URL", env),
+    },
   };
   config.webhooks.protectedPorts = ownPorts(config);
   return config;

@@ -7,6 +7,7 @@ import { SessionVerifier } from "./domain/sessions/tokens.js";
 import { createLogger, type Logger } from "./log.js";
 import { createMailer } from "./messaging/mail.js";
 import { createSmsSender } from "./messaging/sms.js";
+import { createSocialHub } from "./adapters/social-hub.js";
 import type { EphemeralStore } from "./store/store.js";
 
 /** The connections a process opened (and closes); everything else in Deps is derived from the config. */
@@ -39,5 +40,6 @@ export function buildDeps(parts: DepsParts): Deps {
     sessionVerifier: new SessionVerifier(sessionKeys),
     mailer: createMailer(config.verifications, config.dataDir, log),
     sms: createSmsSender(config.verifications.smsApiUrl, config.dataDir, log),
+    socialHub: config.externalSignIn.socialHubUrl ? createSocialHub(config.externalSignIn.socialHubUrl) : null,
   };
 }

@@ -4,11 +4,16 @@
  * environment like the api's: the same database, Redis and sealing keys, so both sides sign and verify
  * with the same environment keys.
  */
+import { randomBytes, randomUUID } from "node:crypto";
+import os from "node:os";
+import path from "node:path";
 import { loadConfig } from "../../src/config.js";
 import { closeDatabase, connectDatabase } from "../../src/db/db.js";
 import { buildDeps } from "../../src/deps.js";
 import type { Deps, Flows } from "../../src/domain/deps.js";
 import { createStore } from "../../src/store/store.js";
+import { createBenchDatabase } from "./database.js";
+import { databaseUrl } from "./env.js";
 
 // Sign-in, refresh and nonces start no durable flow; a call would be a bug of the bench.
 const refuse = () => Promise.reject(new Error("a bench process starts no durable flows"));
@@ -21,4 +26,25 @@ export async function benchDeps(env: NodeJS.ProcessEnv): Promise<Deps & { close(
   const store = await createStore(config.redisUrl);
   const deps = buildDeps({ config, db, store, flows });
   return { ...deps, close: async () => (await store.close(), await closeDatabase(db)) };
+}
+
+/**
+ * A bench's own deployment: a fresh database, a sealing key and task queue of its own, every rate limit off
+ * (the bench measures throughput, not the limits); the env its api and worker processes run with, and the
+ * domain's dependencies in the bench process on the same parts.
+ */
+export async function benchDeployment(name: string, extra: Record<string, string> = {}) {
+  const database = await createBenchDatabase(databaseUrl);
+  const childEnv: Record<string, string> = {
+    DATABASE_URL: database.url,
+    SIGIL_SEALING_KEYS: `bench:${randomBytes(32).toString("base64")}`,
+    TEMPORAL_TASK_QUEUE: `bench-${name}-${randomUUID()}`,
+    SIGIL_DATA_DIR: path.join(os.tmpdir(), `sigil-bench-${name}`),
+    SIGIL_RATE_LIMIT_PER_MINUTE: "0",
+    SIGIL_SDK_RATE_LIMIT_PER_10S: "0",
+    SIGIL_SIGN_IN_RATE_LIMIT_PER_MINUTE: "0",
+    ...extra,
+  };
+  const deps = await benchDeps({ ...process.env, ...childEnv });
+  return { database, childEnv, deps };
 }

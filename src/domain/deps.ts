@@ -44,6 +44,23 @@ export interface Deps {
   mailer: Mailer;
   /** Sends SMS through an account of the SMS gateway, or the dev outbox (src/messaging/sms.ts). */
   sms: SmsSender;
+  /** The decentralized-social network's hub (src/adapters/social-hub.ts); null when none is configured. */
+  socialHub: SocialHub | null;
+}
+
+/** A decentralized-social account as its network's hub knows it. */
+export interface SocialAccount {
+  /** The address that holds the account (0x hex). */
+  custodyAddress: string;
+  username?: string;
+  displayName?: string;
+  pfpUrl?: string;
+}
+
+/** Who holds a decentralized-social account. Throws when the hub cannot be asked. */
+export interface SocialHub {
+  /** The account, or null when the network knows none with this id. */
+  account(accountId: string): Promise<SocialAccount | null>;
 }
 
 /** A plain-text mail. Throws when the mail could not be handed to the server (nothing was sent). */

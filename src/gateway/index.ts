@@ -12,6 +12,7 @@ import { CLIENT_IP_HEADER } from "../rpc/context.js";
 import { unsafeTextViolations } from "../rpc/text-safety.js";
 import { validationError } from "../rpc/validation.js";
 import { toConnectError } from "../errors.js";
+import { HttpBodySchema } from "../gen/google/api/httpbody_pb.js";
 
 export interface RestGatewayOptions {
   /** Services whose google.api.http annotations become REST routes. */
@@ -25,7 +26,8 @@ export interface RestGatewayOptions {
 }
 
 /** Request headers the RPC layer may see; everything else a REST caller sends stays at the edge. */
-const FORWARDED_HEADERS = ["authorization", "user-agent", "x-request-id"] as const;
+// origin: the page a WebAuthn ceremony runs on decides its relying party (src/domain/passkeys/relying-party.ts).
+const FORWARDED_HEADERS = ["authorization", "user-agent", "x-request-id", "x-mfa-auth-token", "origin"] as const;
 /**
  * Response headers a handler may set for the REST answer (the security headers of an HTML page such as
  * the OAuth authorize page); other RPC response headers stay in the RPC layer.
@@ -36,6 +38,8 @@ const FORWARDED_RESPONSE_HEADERS = [
   "cache-control",
   "referrer-policy",
   "x-content-type-options",
+  // A browser step that redirects (the OAuth login and callback): the answer becomes 303 See Other.
+  "location",
 ] as const;
 /** The query of a URL without one, shared: the request builder only reads it. */
 const NO_QUERY: Readonly<URLSearchParams> = new URLSearchParams();
@@ -145,7 +149,7 @@ async function serve(
     });
   }
   const { route, pathParams } = match;
-  const body = route.body === "" ? undefined : await readJsonBody(req, maxBodyBytes);
+  const body = route.body === "" ? undefined : takesRawBody(route) ? await readRawBody(req, maxBodyBytes) : await readJsonBody(req, maxBodyBytes);
   const input = buildRequestMessage(route, { pathParams, query, body });
   // Unary calls hand this message object to the validation interceptor as it is. A server stream goes
   // through bytes (the in-process transport's fallback), which turns an unpaired surrogate into U+FFFD
@@ -181,8 +185,24 @@ async function serve(
   const output = await (clientFor(route.service)[route.method.localName] as UnaryFn)(input, callOptions);
   const rendered = renderSuccess(route, output);
   Object.assign(rendered.headers, passedOn);
+  if (passedOn.location !== undefined) rendered.status = 303;
   if (requestId !== null) rendered.headers["x-request-id"] = requestId;
   return rendered;
+}
+
+/**
+ * As in gRPC transcoding, a rule whose body is a google.api.HttpBody field takes the body as sent, whatever
+ * its type (an HTML form's POST, e.g. an OAuth form_post callback); every other rule takes JSON only.
+ */
+function takesRawBody(route: Route): boolean {
+  const field = route.method.input.fields.find((f) => f.name === route.body);
+  return field?.message?.typeName === HttpBodySchema.typeName;
+}
+
+/** The HttpBody's JSON form (base64 data), so that it goes through the same request building. */
+async function readRawBody(req: GatewayRequest, maxBodyBytes: number): Promise<JsonValue> {
+  const data = await readBody(req, maxBodyBytes);
+  return { contentType: String(req.headers["content-type"] ?? ""), data: data.toString("base64") };
 }
 
 /** Only rules with a body read one; an empty body is an empty message, not an error. */

@@ -43,6 +43,10 @@ import { testAccountsModule } from "./test-accounts/module.js";
 import { sessionsModule } from "./sessions/module.js";
 import { walletSignInModule } from "./wallet-sign-in/module.js";
 import { verificationsModule } from "./verifications/module.js";
+import { chatSignInModule } from "./chat-sign-in/module.js";
+import { socialSignInModule } from "./social-sign-in/module.js";
+import { mfaModule } from "./mfa/module.js";
+import { passkeysModule } from "./passkeys/module.js";
 
 /**
  * Every capability of the API, in one place: the REST gateway, reflection and the tenancy tests walk this list.
@@ -86,11 +90,15 @@ export const apiModules: readonly ApiModule[] = [
   sessionsModule,
   walletSignInModule,
   verificationsModule,
+  chatSignInModule,
+  socialSignInModule,
   webhooksModule,
   eventsModule,
   balancesModule,
   sdkSettingsModule,
   ownAccountModule,
+  mfaModule,
+  passkeysModule,
 ];
 
 export const apiServices: readonly DescService[] = apiModules.flatMap((m) => m.services);

@@ -2,6 +2,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { builtSdkOperations } from "./sdk-scope.js";
+import { neutralPath } from "../support/neutral-words.js";
 
 /**
  * The operations of the published client, read from the installed package itself (its API classes'
@@ -81,6 +82,8 @@ export function scopeOf(op: ClientOperation, contract: Set<string>, sdkPaths: Re
     const built = builtSdkOperations.has(op.operation) || (op.method === "OPTIONS" && sdkPaths.has(op.path));
     if (!built) return { included: false, reason: "SDK operation of a later issue" };
     if (op.method === "OPTIONS") return { included: true };
+    // A built SDK operation whose client path names a vendor is driven at the contract's neutral path.
+    if (contract.has(`${op.method} ${neutralPath(op.path)}`)) return { included: true };
   }
   if (contract.has(`${op.method} ${op.path}`)) return { included: true };
   if (op.method === "OPTIONS" && contract.has(`GET ${op.path}`)) return { included: true };

@@ -314,7 +314,7 @@ describe("MFA reset", () => {
     expect(res.status, res.text).toBe(204);
     expect(await devices(user.id)).toBe(0);
     expect(await devices(bystander.id)).toBe(1);
-    expect((await auditRows("user.mfa.reset", user.id))[0].changes).toEqual({ after: { removedMfaDevices: 2 } });
+    expect((await auditRows("user.mfa.reset", user.id))[0].changes).toEqual({ after: { removedMfaDevices: 2, unusedRecoveryCodes: 0 } });
     await insertDevice(user.id, "email");
     expect((await call(app.baseUrl, "DELETE", `/users/${user.id}/mfa`, { token: t.memberToken })).status).toBe(204);
     expect(await devices(user.id)).toBe(0);

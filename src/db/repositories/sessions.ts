@@ -14,9 +14,9 @@ const toLive = (r: Record<string, any>): LiveSession => ({ id: r.id, userId: r.u
 export async function insertSession(
   q: Queryable,
   environmentId: string,
-  s: { id: string; userId: string; ipAddress: string | null; userAgent: string | null; expiresAt: Date; scope: string },
+  s: { id: string; userId: string; ipAddress: string | null; userAgent: string | null; expiresAt: Date; scope: string; pendingScope?: string },
 ): Promise<void> {
-  await q.none("INSERT INTO sessions (id, environment_id, user_id, ip_address, user_agent, expires_at, scope) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
+  await q.none("INSERT INTO sessions (id, environment_id, user_id, ip_address, user_agent, expires_at, scope, pending_scope) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", [
     s.id,
     environmentId,
     s.userId,
@@ -24,6 +24,7 @@ export async function insertSession(
     s.userAgent,
     s.expiresAt,
     s.scope,
+    s.pendingScope ?? null,
   ]);
 }
 
@@ -36,6 +37,23 @@ export async function extendLiveSession(q: Queryable, environmentId: string, use
     `UPDATE sessions s SET expires_at = $4
      FROM users u
      WHERE s.environment_id = $1 AND s.user_id = $2 AND s.id = $3 AND s.revoked_at IS NULL
+       AND (s.expires_at IS NULL OR s.expires_at > now())
+       AND u.environment_id = s.environment_id AND u.id = s.user_id AND u.deleted_at IS NULL
+     RETURNING s.id, s.user_id, s.expires_at, s.scope`,
+    [environmentId, userId, sessionId, expiresAt],
+  );
+  return row ? toLive(row) : null;
+}
+
+/**
+ * A live session waiting for its second factor takes the scope it was kept for (and a new expiry); null
+ * when it is not waiting (any more), revoked, expired or its user is gone.
+ */
+export async function completeSecondFactor(q: Queryable, environmentId: string, userId: string, sessionId: string, expiresAt: Date): Promise<LiveSession | null> {
+  const row = await q.oneOrNone(
+    `UPDATE sessions s SET scope = s.pending_scope, pending_scope = NULL, expires_at = $4
+     FROM users u
+     WHERE s.environment_id = $1 AND s.user_id = $2 AND s.id = $3 AND s.revoked_at IS NULL AND s.pending_scope IS NOT NULL
        AND (s.expires_at IS NULL OR s.expires_at > now())
        AND u.environment_id = s.environment_id AND u.id = s.user_id AND u.deleted_at IS NULL
      RETURNING s.id, s.user_id, s.expires_at, s.scope`,

@@ -48,10 +48,46 @@ export async function findPhoneOwner(q: Queryable, environmentId: string, e164: 
   return row ? { userId: row.user_id, credentialId: row.id } : null;
 }
 
-/** After a sign-in or link: the credential used last, and the visit. */
-export async function recordUserVisit(q: Queryable, environmentId: string, userId: string, credentialId: string): Promise<void> {
+/** The live user holding this OAuth account (provider + the provider's account id), with the credential. */
+export async function findOauthOwner(q: Queryable, environmentId: string, provider: string, accountId: string): Promise<{ userId: string; credentialId: string } | null> {
+  const row = await q.oneOrNone(
+    `SELECT c.user_id, c.id FROM verified_credentials c JOIN users u ON u.id = c.user_id AND u.environment_id = c.environment_id
+     WHERE c.environment_id = $1 AND c.format = 'oauth' AND c.oauth_provider = $2 AND c.oauth_account_id = $3
+       AND c.deleted_at IS NULL AND u.deleted_at IS NULL
+     LIMIT 1`,
+    [environmentId, provider, accountId],
+  );
+  return row ? { userId: row.user_id, credentialId: row.id } : null;
+}
+
+/** The live user an external identity provider's subject names (users.external_user_id). */
+export async function findExternalUser(q: Queryable, environmentId: string, externalUserId: string): Promise<string | null> {
+  const row = await q.oneOrNone("SELECT id FROM users WHERE environment_id = $1 AND external_user_id = $2 AND deleted_at IS NULL", [environmentId, externalUserId]);
+  return row?.id ?? null;
+}
+
+/** Whether the user is live in the environment (not deleted). */
+export async function isLiveUser(q: Queryable, environmentId: string, userId: string): Promise<boolean> {
+  return (await q.oneOrNone("SELECT 1 FROM users WHERE environment_id = $1 AND id = $2 AND deleted_at IS NULL", [environmentId, userId])) !== null;
+}
+
+/**
+ * Names the external subject on the user; false when the user already carries another one (a user has one
+ * external identity; the unique index refuses a second user with the same one).
+ */
+export async function setExternalUserId(q: Queryable, environmentId: string, userId: string, externalUserId: string): Promise<boolean> {
+  const row = await q.oneOrNone(
+    `UPDATE users SET external_user_id = $3, updated_at = now()
+     WHERE environment_id = $1 AND id = $2 AND (external_user_id IS NULL OR external_user_id = $3) RETURNING id`,
+    [environmentId, userId, externalUserId],
+  );
+  return row !== null;
+}
+
+/** After a sign-in or link: the credential used last (when it is a stored one), and the visit. */
+export async function recordUserVisit(q: Queryable, environmentId: string, userId: string, credentialId: string | null): Promise<void> {
   await q.none(
-    `UPDATE users SET last_verified_credential_id = $3, last_visit = now(), first_visit = coalesce(first_visit, now())
+    `UPDATE users SET last_verified_credential_id = coalesce($3, last_verified_credential_id), last_visit = now(), first_visit = coalesce(first_visit, now())
      WHERE environment_id = $1 AND id = $2`,
     [environmentId, userId, credentialId],
   );
@@ -64,6 +100,17 @@ export async function fillContact(q: Queryable, environmentId: string, userId: s
     userId,
     value,
   ]);
+}
+
+/** The identifiers allowlists may name that a user holds: wallet addresses, e-mails (and their domains), phones. */
+export async function userAllowlistIdentifiers(q: Queryable, environmentId: string, userId: string): Promise<{ type: string; value: string }[]> {
+  return q.any(
+    `SELECT 'walletPublicKey' AS type, address AS value FROM wallets WHERE environment_id = $1 AND user_id = $2 AND deleted_at IS NULL
+     UNION SELECT 'email', lower(email) FROM verified_credentials WHERE environment_id = $1 AND user_id = $2 AND format = 'email' AND deleted_at IS NULL
+     UNION SELECT 'emailDomain', lower(split_part(email, '@', 2)) FROM verified_credentials WHERE environment_id = $1 AND user_id = $2 AND format = 'email' AND deleted_at IS NULL
+     UNION SELECT 'phoneNumber', ${PHONE_E164} FROM verified_credentials c WHERE environment_id = $1 AND user_id = $2 AND format = 'phoneNumber' AND deleted_at IS NULL`,
+    [environmentId, userId],
+  );
 }
 
 export interface AllowlistMatch {

@@ -17,7 +17,7 @@ export interface UserAggregateRecord {
  * (with additional addresses), latest sessions and MFA devices, as JSON built by correlated subqueries, each
  * an index lookup by (environment_id, user_id): the read of one user (GET user and every user operation).
  * A list page reads its children per page instead (userListStatement); test/db/user-list.test.ts holds the
- * two to the same records. Sealed OAuth tokens are left out.
+ * two to the same records. Sealed OAuth tokens and TOTP secrets are left out.
  */
 const AGGREGATE_COLUMNS = `
     to_jsonb(u) AS u,
@@ -29,7 +29,7 @@ const AGGREGATE_COLUMNS = `
     (SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.created_at DESC), '[]')
        FROM (SELECT * FROM sessions s WHERE s.environment_id = u.environment_id AND s.user_id = u.id
              ORDER BY s.created_at DESC LIMIT 50) s) AS sessions,
-    (SELECT coalesce(jsonb_agg(to_jsonb(d) ORDER BY d.created_at, d.id), '[]')
+    (SELECT coalesce(jsonb_agg(to_jsonb(d) - 'totp_secret_sealed' ORDER BY d.created_at, d.id), '[]')
        FROM user_mfa_devices d WHERE d.environment_id = u.environment_id AND d.user_id = u.id) AS mfa_devices`;
 
 function toAggregate(row: Record<string, any>): UserAggregateRecord {

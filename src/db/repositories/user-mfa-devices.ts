@@ -28,3 +28,9 @@ export function toUserMfaDevice(r: Record<string, any>): UserMfaDeviceRecord {
 export async function deleteUserMfaDevices(q: Queryable, environmentId: string, userId: string): Promise<string[]> {
   return q.map("DELETE FROM user_mfa_devices WHERE environment_id = $1 AND user_id = $2 RETURNING id", [environmentId, userId], (r) => r.id as string);
 }
+
+/** Removes the user's recovery codes (they stand in for devices); returns how many were unused. */
+export async function deleteUserRecoveryCodes(q: Queryable, environmentId: string, userId: string): Promise<number> {
+  const rows = await q.any("DELETE FROM user_mfa_recovery_codes WHERE environment_id = $1 AND user_id = $2 RETURNING used_at", [environmentId, userId]);
+  return rows.filter((r) => r.used_at === null).length;
+}

@@ -15,6 +15,12 @@ const RESOURCES: Record<string, { what: string; actions: Record<string, string> 
   },
   "user.session": { what: "a session of a user", actions: { created: "started", revoked: "revoked" } },
   "user.sessions": { what: "all sessions of a user", actions: { revoked: "revoked" } },
+  "user.mfa": { what: "a user's second factor", actions: { passed: "passed at sign-in or for a step-up", recovery_codes_created: "given new recovery codes" } },
+  "user.mfa_device": {
+    what: "an MFA device of a user",
+    actions: { created: "registered", verified: "verified (usable)", updated: "changed", deleted: "removed" },
+  },
+  "user.passkey": { what: "a passkey of a user", actions: { created: "registered", updated: "renamed", deleted: "removed" } },
   wallet: {
     what: "a wallet",
     actions: {

@@ -1,69 +1,114 @@
 import { createHash, randomBytes } from "node:crypto";
-import { notFound, unprocessable } from "../../errors.js";
-import { findProviderByKind } from "../../db/repositories/providers.js";
-import { findEnvironment } from "../../db/repositories/tenancy.js";
+import { badRequest, conflict, notFound, unprocessable } from "../../errors.js";
+import { findProviderByKind, type ProviderRecord } from "../../db/repositories/providers.js";
 import type { Deps } from "../deps.js";
 import { defaultScopes } from "../providers/kinds.js";
 import { redirectUrlFor } from "../providers/service.js";
+import type { PublicEnvironment } from "../tenancy/access.js";
+import { isOidcKind, providerClient } from "./client.js";
 import { renderAuthorizePage } from "./page.js";
+import { checkRedirectTarget } from "./redirect-targets.js";
 
 /** How long a started authorization may take before its state is forgotten. */
 export const OAUTH_STATE_TTL_SECONDS = 600;
 export const oauthStateKey = (state: string) => `oauth:state:${state}`;
 
-/** What the redirect endpoint needs later to finish the flow (kept in the store, one-shot). */
+/**
+ * The one record of a started authorization, kept in the store under its state until the provider's
+ * callback takes it (once: GETDEL). Whichever operation started it (authorizeHtml, loginUrl, login,
+ * initAuth), the same callback and the same result finish it.
+ */
 export interface OauthPendingAuthorization {
   environmentId: string;
   providerId: string;
   providerType: string;
   codeVerifier: string;
   nonce: string;
+  /** The app's page to send the browser back to after the callback (checked against the environment). */
   redirectUri: string | null;
   createdAt: string;
 }
 
 const b64url = (b: Buffer) => b.toString("base64url");
+/** A state chosen by the client (initAuth) must be as unguessable as ours: 22+ URL-safe characters. */
+const CLIENT_STATE = /^[A-Za-z0-9_.~-]{22,256}$/;
 
-/**
- * Starts the environment's configured OAuth authorization for a browser: a fresh state and PKCE (S256)
- * verifier are stored; the page sends the browser to the issuer's authorization endpoint with them.
- */
-export async function startOauthAuthorization(
-  deps: Deps,
-  input: { environmentId: string; providerType: string; redirectUri?: string },
-): Promise<{ html: string; headers: Record<string, string>; authorizationUrl: string; state: string }> {
-  if (!(await findEnvironment(deps.db, input.environmentId))) throw notFound("environment");
-  const provider = await findProviderByKind(deps.db, input.environmentId, input.providerType);
+/** The environment's enabled provider of that kind, or why it cannot be used. */
+export async function usableProvider(deps: Deps, environmentId: string, providerType: string): Promise<ProviderRecord> {
+  const provider = await findProviderByKind(deps.db, environmentId, providerType);
   if (!provider) throw notFound("provider");
-  if (!provider.enabledAt) throw unprocessable("provider_disabled", `provider ${input.providerType} is disabled`);
-  if (!provider.authorizationUrl || !provider.clientId)
-    throw unprocessable("provider_not_configured", `provider ${input.providerType} has no authorizationUrl or clientId`);
+  if (!provider.enabledAt) throw unprocessable("provider_disabled", `provider ${providerType} is disabled`);
+  if (!provider.clientId || (!provider.authorizationUrl && !(isOidcKind(providerType) && provider.issuer)))
+    throw unprocessable("provider_not_configured", `provider ${providerType} has no authorizationUrl or clientId`);
+  return provider;
+}
 
-  const state = b64url(randomBytes(32));
-  const codeVerifier = b64url(randomBytes(32));
-  const nonce = b64url(randomBytes(16));
-  const pending: OauthPendingAuthorization = {
-    environmentId: input.environmentId,
-    providerId: provider.id,
-    providerType: input.providerType,
-    codeVerifier,
-    nonce,
-    redirectUri: input.redirectUri || null,
-    createdAt: new Date().toISOString(),
-  };
-  await deps.store.set(oauthStateKey(state), JSON.stringify(pending), OAUTH_STATE_TTL_SECONDS);
-
-  const url = new URL(provider.authorizationUrl);
+/** The issuer's authorization URL for a pending authorization: state, PKCE S256 challenge, OIDC nonce. */
+async function authorizationUrl(deps: Deps, env: PublicEnvironment, provider: ProviderRecord, state: string, pending: OauthPendingAuthorization) {
+  const endpoint = provider.authorizationUrl ?? (await providerClient(deps, env, provider)).serverMetadata().authorization_endpoint;
+  if (!endpoint) throw unprocessable("provider_not_configured", `provider ${provider.provider} has no authorization endpoint`);
+  const url = new URL(endpoint);
   url.searchParams.set("response_type", "code");
-  url.searchParams.set("client_id", provider.clientId);
-  url.searchParams.set("redirect_uri", redirectUrlFor(deps.config.publicUrl, input.environmentId, input.providerType));
-  const scope = provider.scopes || defaultScopes(input.providerType);
+  url.searchParams.set("client_id", provider.clientId!);
+  url.searchParams.set("redirect_uri", redirectUrlFor(deps.config.publicUrl, env.environmentId, provider.provider));
+  const scope = provider.scopes || defaultScopes(provider.provider);
   if (scope) url.searchParams.set("scope", scope);
   url.searchParams.set("state", state);
-  url.searchParams.set("code_challenge", b64url(createHash("sha256").update(codeVerifier).digest()));
+  url.searchParams.set("code_challenge", b64url(createHash("sha256").update(pending.codeVerifier).digest()));
   url.searchParams.set("code_challenge_method", "S256");
-  if (input.providerType === "oidc") url.searchParams.set("nonce", nonce);
-  const authorizationUrl = url.toString();
+  if (isOidcKind(provider.provider)) url.searchParams.set("nonce", pending.nonce);
+  // The partner kind answers by form_post (a POST to the callback), as its issuer requires with scopes.
+  if (provider.provider === "partner") url.searchParams.set("response_mode", "form_post");
+  return url.toString();
+}
+
+/**
+ * Starts an authorization: a fresh PKCE verifier and nonce are stored under the state (ours, or the one
+ * the client chose with initAuth, which must then be new). Answers the issuer's URL to open.
+ */
+export async function beginAuthorization(
+  deps: Deps,
+  env: PublicEnvironment,
+  input: { providerType: string; redirectUri?: string; state?: string },
+): Promise<{ authorizationUrl: string; state: string }> {
+  const provider = await usableProvider(deps, env.environmentId, input.providerType);
+  if (input.state !== undefined && !CLIENT_STATE.test(input.state))
+    throw badRequest("invalid_state", "state must be 22 to 256 URL-safe characters", { field: "state" });
+  const redirectUri = input.redirectUri ? await checkRedirectTarget(deps, env.environmentId, input.redirectUri) : null;
+  const state = input.state ?? b64url(randomBytes(32));
+  const pending: OauthPendingAuthorization = {
+    environmentId: env.environmentId,
+    providerId: provider.id,
+    providerType: input.providerType,
+    codeVerifier: b64url(randomBytes(32)),
+    nonce: b64url(randomBytes(16)),
+    redirectUri,
+    createdAt: new Date().toISOString(),
+  };
+  const url = await authorizationUrl(deps, env, provider, state, pending);
+  if (!(await deps.store.setIfAbsent(oauthStateKey(state), JSON.stringify(pending), OAUTH_STATE_TTL_SECONDS)))
+    throw conflict("state_in_use", "this state already names an authorization; start with a new one");
+  return { authorizationUrl: url, state };
+}
+
+/** The authorization URL of a state started earlier (initAuth), without consuming it. */
+export async function resumeAuthorization(deps: Deps, env: PublicEnvironment, providerType: string, state: string): Promise<string> {
+  const raw = await deps.store.get(oauthStateKey(state));
+  const pending = raw ? (JSON.parse(raw) as OauthPendingAuthorization) : null;
+  if (!pending || pending.environmentId !== env.environmentId || pending.providerType !== providerType)
+    throw badRequest("invalid_state", "unknown or expired state", { field: "state" });
+  const provider = await usableProvider(deps, env.environmentId, providerType);
+  if (provider.id !== pending.providerId) throw badRequest("invalid_state", "the provider changed since this authorization started", { field: "state" });
+  return authorizationUrl(deps, env, provider, state, pending);
+}
+
+/** The authorize page: the same start, served as a locked-down page that sends the browser on. */
+export async function startOauthAuthorization(
+  deps: Deps,
+  env: PublicEnvironment,
+  input: { providerType: string; redirectUri?: string },
+): Promise<{ html: string; headers: Record<string, string>; authorizationUrl: string; state: string }> {
+  const { authorizationUrl, state } = await beginAuthorization(deps, env, input);
   const page = renderAuthorizePage(authorizationUrl, input.providerType);
   return { html: page.html, headers: page.headers, authorizationUrl, state };
 }

@@ -3,5 +3,5 @@
  * declared once, in the proto (the allowed values of OauthAuthorizeHtmlRequest.provider_type).
  */
 export function defaultScopes(kind: string): string {
-  return kind === "oidc" ? "openid email profile" : "";
+  return kind === "oidc" || kind === "partner" ? "openid email profile" : "";
 }

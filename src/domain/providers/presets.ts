@@ -15,6 +15,18 @@ export interface ProviderPreset {
   tokenUrl: string;
   userinfoUrl: string;
   scopes: string;
+  /** Where a plain OAuth 2 issuer's userinfo answer keeps the account's fields (dotted paths); OIDC kinds use the standard claims. */
+  claims?: ClaimMapping;
+}
+
+export interface ClaimMapping {
+  accountId: string;
+  username?: string;
+  displayName?: string;
+  photo?: string;
+  email?: string;
+  /** The field saying the e-mail is verified; without one, the e-mail is not taken as a verified address. */
+  emailVerified?: string;
 }
 
 function load(): readonly ProviderPreset[] {

@@ -7,6 +7,7 @@ import { DEFAULT_JWT_EXPIRATION_SECONDS, effectiveSettings } from "../environmen
 import * as projects from "../../db/repositories/projects.js";
 import { DomainError } from "../../errors.js";
 import { ProcessCache } from "../../store/process-cache.js";
+import { mfaPolicyOf, type MfaPolicy } from "../mfa/policy.js";
 
 /** A key ready for jose: imported once per process, not per token. */
 export interface ImportedKey {
@@ -15,11 +16,16 @@ export interface ImportedKey {
   key: CryptoKey;
 }
 
-/** What an environment's tokens say beyond identity: how long they live and which profile fields they carry. */
+/**
+ * What an environment's sessions are given beyond identity: how long tokens live, which profile fields they
+ * carry, and whether a sign-in must pass a second factor first.
+ */
 export interface TokenPolicy {
   lifetimeSeconds: number;
   /** The profile fields the environment collects (sdk.collectUserData), which its tokens carry. */
   collected: Set<string>;
+  /** Whether sign-ins pass a second factor before their session gets its scope. */
+  mfa: MfaPolicy;
 }
 
 interface EnvironmentKeys {
@@ -96,5 +102,6 @@ function tokenPolicyOf(settings: Record<string, unknown>): TokenPolicy {
   return {
     lifetimeSeconds: Number(s.security.jwtExpirationSeconds) || DEFAULT_JWT_EXPIRATION_SECONDS,
     collected: new Set(Object.entries(collect).filter(([, f]) => f?.enabled).map(([k]) => k)),
+    mfa: mfaPolicyOf(settings),
   };
 }

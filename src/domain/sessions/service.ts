@@ -11,7 +11,7 @@ import { ensureSigningKey } from "../environments/keys.js";
 import type { EnvironmentAccess, PublicEnvironment } from "../tenancy/access.js";
 import { isSessionRevoked, markSessionsRevoked } from "./revocation.js";
 import { credentialClaims, profileClaims } from "./claims.js";
-import { BASE_SCOPE, signSessionTokens } from "./tokens.js";
+import { BASE_SCOPE, MFA_PENDING_SCOPE, awaitsSecondFactor, signSessionTokens } from "./tokens.js";
 
 /** A session's tokens as sign-in, refresh and every change of the signed-in user answer them. */
 export interface SessionTokens {
@@ -63,6 +63,7 @@ export async function openSession(
   user: UserAggregateRecord,
   meta: ClientMeta,
   scope: string = BASE_SCOPE,
+  opts: { secondFactorPending?: boolean } = {},
 ): Promise<SessionTokens> {
   const environmentId = user.user.environmentId;
   const policy = await deps.sessionKeys.policy(environmentId);
@@ -74,24 +75,36 @@ export async function openSession(
     ipAddress: meta.ipAddress,
     userAgent: meta.userAgent ? meta.userAgent.slice(0, 512) : null,
     expiresAt: new Date(expiresAt * 1000),
-    scope,
+    // Waiting for a second factor: the token grants only that; the sign-in's scope waits on the row.
+    scope: opts.secondFactorPending ? MFA_PENDING_SCOPE : scope,
+    pendingScope: opts.secondFactorPending ? scope : undefined,
   });
-  return sign(deps, user, { sessionId, expiresAt, scope }, policy.collected);
+  return sign(deps, user, { sessionId, expiresAt, scope: opts.secondFactorPending ? MFA_PENDING_SCOPE : scope }, policy.collected);
 }
 
 /**
  * New tokens for the caller's live session, with the user as they are now (after a refresh, a link, a
  * profile change): a full lifetime from now. A revoked or expired session, or a deleted user, cannot.
  */
-export async function renewSession(deps: Pick<Deps, "db" | "sessionKeys">, principal: EndUserPrincipal): Promise<{ tokens: SessionTokens; user: UserAggregateRecord }> {
+export async function renewSession(
+  deps: Pick<Deps, "db" | "sessionKeys">,
+  principal: EndUserPrincipal,
+  opts: { secondFactorPassed?: boolean; q?: Queryable } = {},
+): Promise<{ tokens: SessionTokens; user: UserAggregateRecord }> {
   const { environmentId, userId, sessionId } = principal;
+  const q = opts.q ?? deps.db;
   // No second look at the store's revocation marker: authentication has just read it, and the row's
   // revoked_at (set before every marker is written) refuses a revoked session below, even without it.
   const policy = await deps.sessionKeys.policy(environmentId);
   const expiresAt = Math.floor(Date.now() / 1000) + policy.lifetimeSeconds;
-  const live = await sessions.extendLiveSession(deps.db, environmentId, userId, sessionId, new Date(expiresAt * 1000));
+  // A second factor just passed: a session waiting for it takes its full scope; a full one (a step-up
+  // check) is only renewed.
+  const live =
+    (opts.secondFactorPassed && awaitsSecondFactor(principal.scope)
+      ? await sessions.completeSecondFactor(q, environmentId, userId, sessionId, new Date(expiresAt * 1000))
+      : await sessions.extendLiveSession(q, environmentId, userId, sessionId, new Date(expiresAt * 1000)));
   if (!live) throw invalidSession("the session has been revoked or has expired");
-  const user = await findUserAggregate(deps.db, environmentId, userId);
+  const user = await findUserAggregate(q, environmentId, userId);
   if (!user) throw invalidSession("the session's user no longer exists");
   return { tokens: await sign(deps, user, { sessionId, expiresAt, scope: live.scope ?? BASE_SCOPE }, policy.collected), user };
 }

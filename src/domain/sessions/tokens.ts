@@ -2,8 +2,16 @@ import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify, type J
 import { DomainError } from "../../errors.js";
 import type { Keyring } from "./keyring.js";
 
-/** Every session token carries at least this scope; MFA (a later issue) adds to it. */
+/** Every full session token carries at least this scope. */
 export const BASE_SCOPE = "user:basic";
+
+/**
+ * The whole scope of a session that still has to pass its second factor: only the MFA operations
+ * (`mfa_pending_allowed` in the proto) accept it; passing MFA gives the session its full scope.
+ */
+export const MFA_PENDING_SCOPE = "requiresAdditionalAuth";
+
+export const awaitsSecondFactor = (scope: string) => scope.split(" ").includes(MFA_PENDING_SCOPE);
 
 /** What a valid session token says. */
 export interface SessionClaims {

@@ -2,12 +2,13 @@ import type { Queryable } from "../../db/db.js";
 import * as signIn from "../../db/repositories/sign-in.js";
 import * as users from "../../db/repositories/users.js";
 import * as wallets from "../../db/repositories/wallets.js";
+import { unprocessable } from "../../errors.js";
 import { chainAliases } from "../wallets/addresses.js";
 
 /**
- * A credential the caller has just proved (a wallet signature checked, a one-time code matched): the one
- * input of the sign-in pipeline, whatever the method. OAuth accounts, external JWTs and passkeys (later
- * issues) add their kinds here.
+ * A credential the caller has just proved (a wallet signature checked, a one-time code matched, an OAuth
+ * or chat account confirmed by its provider, an external identity provider's token verified, a passkey
+ * assertion checked): the one input of the sign-in pipeline, whatever the method.
  */
 export type ProvenCredential =
   | {
@@ -28,10 +29,46 @@ export type ProvenCredential =
       phoneNumber: string;
       phoneCountryCode: string;
       isoCountryCode: string;
+    }
+  | {
+      /** An account at an identity provider (OAuth / OIDC, chat, decentralized social): a verified credential. */
+      kind: "oauth";
+      /** The provider kind (src/domain/providers/kinds.ts) and the provider's stable id of the account. */
+      provider: string;
+      accountId: string;
+      username?: string;
+      displayName?: string;
+      emails: string[];
+      photos: string[];
+      metadata: Record<string, unknown>;
+      /** An e-mail the provider vouches for: fills the profile's empty e-mail, proves nothing more. */
+      verifiedEmail?: string;
+    }
+  | {
+      /** The subject of a token of the environment's external identity provider: users.external_user_id. */
+      kind: "external";
+      externalUserId: string;
+      email?: string;
+    }
+  | {
+      /** A passkey assertion: it names its user (passkeys are registered by a signed-in user only). */
+      kind: "passkey";
+      userId: string;
+      passkeyId: string;
     };
 
+/**
+ * Who owns a credential. `credentialId` null: known by the profile's e-mail / phone only, to attach now;
+ * `attached`: nothing to attach (the credential is the user's itself: an external subject, a passkey).
+ */
+export interface CredentialOwner {
+  userId: string;
+  credentialId: string | null;
+  attached?: true;
+}
+
 /** Who owns the credential in the environment (a live user), if anyone. */
-export async function findOwner(q: Queryable, environmentId: string, c: ProvenCredential): Promise<{ userId: string; credentialId: string | null } | null> {
+export async function findOwner(q: Queryable, environmentId: string, c: ProvenCredential): Promise<CredentialOwner | null> {
   switch (c.kind) {
     case "wallet":
       // ETH is the older name of EVM (the management API still accepts it): one wallet, one owner.
@@ -40,6 +77,14 @@ export async function findOwner(q: Queryable, environmentId: string, c: ProvenCr
       return signIn.findEmailOwner(q, environmentId, c.email);
     case "phone":
       return signIn.findPhoneOwner(q, environmentId, c.e164);
+    case "oauth":
+      return signIn.findOauthOwner(q, environmentId, c.provider, c.accountId);
+    case "external": {
+      const userId = await signIn.findExternalUser(q, environmentId, c.externalUserId);
+      return userId ? { userId, credentialId: null, attached: true } : null;
+    }
+    case "passkey":
+      return (await signIn.isLiveUser(q, environmentId, c.userId)) ? { userId: c.userId, credentialId: null, attached: true } : null;
   }
 }
 
@@ -47,7 +92,7 @@ export async function findOwner(q: Queryable, environmentId: string, c: ProvenCr
  * Attaches the credential to the user (in the caller's transaction): the verified credential's id, and the
  * id of the resource its event names (the wallet for a wallet, else the credential).
  */
-export async function attachCredential(q: Queryable, environmentId: string, userId: string, c: ProvenCredential): Promise<{ credentialId: string; resourceId: string }> {
+export async function attachCredential(q: Queryable, environmentId: string, userId: string, c: ProvenCredential): Promise<{ credentialId: string | null; resourceId: string }> {
   switch (c.kind) {
     case "wallet": {
       const w = await wallets.insertWallet(q, environmentId, userId, {
@@ -74,6 +119,29 @@ export async function attachCredential(q: Queryable, environmentId: string, user
       });
       return { credentialId: id, resourceId: id };
     }
+    case "oauth": {
+      if (c.verifiedEmail) await signIn.fillContact(q, environmentId, userId, "email", c.verifiedEmail);
+      const id = await users.insertCredential(q, environmentId, userId, {
+        format: "oauth",
+        oauthProvider: c.provider,
+        oauthAccountId: c.accountId,
+        oauthUsername: c.username ?? null,
+        oauthDisplayName: c.displayName ?? null,
+        oauthEmails: c.emails,
+        oauthPhotos: c.photos,
+        oauthMetadata: c.metadata,
+      });
+      return { credentialId: id, resourceId: id };
+    }
+    case "external": {
+      if (!(await signIn.setExternalUserId(q, environmentId, userId, c.externalUserId)))
+        throw unprocessable("external_identity_taken", "this user is already linked to another identity of the external provider");
+      if (c.email) await signIn.fillContact(q, environmentId, userId, "email", c.email);
+      return { credentialId: null, resourceId: userId };
+    }
+    case "passkey":
+      // Registered to its user before it can sign in: there is never anything to attach.
+      throw new Error("a passkey is attached at registration, not by the sign-in pipeline");
   }
 }
 
@@ -81,7 +149,15 @@ export async function attachCredential(q: Queryable, environmentId: string, user
 export function attachedChange(c: ProvenCredential, userId: string, resourceId: string) {
   if (c.kind === "wallet")
     return { action: "wallet.linked", resourceType: "wallet", resourceId, after: { userId, chain: c.chain, address: c.address, walletName: c.walletName } };
-  const after = c.kind === "email" ? { userId, format: "email", email: c.email } : { userId, format: "phoneNumber", phoneNumber: c.e164 };
+  if (c.kind === "external") return { action: "user.updated", resourceType: "user", resourceId, after: { userId, externalUserId: c.externalUserId } };
+  const after =
+    c.kind === "email"
+      ? { userId, format: "email", email: c.email }
+      : c.kind === "phone"
+        ? { userId, format: "phoneNumber", phoneNumber: c.e164 }
+        : c.kind === "oauth"
+          ? { userId, format: "oauth", provider: c.provider, accountId: c.accountId }
+          : { userId, format: "passkey", passkeyId: c.passkeyId };
   return { action: "verified_credential.created", resourceType: "verified_credential", resourceId, after };
 }
 
@@ -90,14 +166,24 @@ export function allowlistIdentifiers(c: ProvenCredential): { type: string; value
   switch (c.kind) {
     case "wallet":
       return [{ type: "walletPublicKey", value: c.address }];
-    case "email": {
-      const email = c.email.toLowerCase();
-      return [
-        { type: "email", value: email },
-        { type: "emailDomain", value: email.slice(email.lastIndexOf("@") + 1) },
-      ];
-    }
+    case "email":
+      return emailIdentifiers(c.email.toLowerCase());
     case "phone":
       return [{ type: "phoneNumber", value: c.e164 }];
+    case "oauth": {
+      // An OAuth account's e-mails count as the account's identifiers for e-mail and domain lists.
+      const emails = [...new Set([c.verifiedEmail, ...c.emails].filter((e): e is string => !!e).map((e) => e.toLowerCase()))];
+      return emails.flatMap(emailIdentifiers);
+    }
+    case "external":
+      return c.email ? emailIdentifiers(c.email.toLowerCase()) : [];
+    case "passkey":
+      // No identifier of its own: the policy lists the user's stored credentials instead.
+      return [];
   }
 }
+
+const emailIdentifiers = (email: string) => [
+  { type: "email", value: email },
+  { type: "emailDomain", value: email.slice(email.lastIndexOf("@") + 1) },
+];

@@ -11,6 +11,7 @@ import { userSnapshot } from "../users/service.js";
 import { attachCredential, attachedChange, findOwner, type ProvenCredential } from "./credentials.js";
 import { rememberPendingMerge } from "./pending-merge.js";
 import { checkSignInPolicy } from "./policy.js";
+import { secondFactorDue } from "../mfa/policy.js";
 
 /** What every sign-in method answers: the user, whether this sign-in created them, the session's tokens. */
 export interface SignInResult {
@@ -20,8 +21,8 @@ export interface SignInResult {
 }
 
 /**
- * The one sign-in pipeline: every method (wallet signature, e-mail or SMS code, and later OAuth, external
- * JWT, passkeys) proves a credential and hands it here. The environment's policy decides (methods,
+ * The one sign-in pipeline: every method (wallet signature, e-mail or SMS code, OAuth and chat accounts,
+ * external JWT, passkey) proves a credential and hands it here. The environment's policy decides (methods,
  * allowlists, e-mail domains); the credential's owner signs in, or a new user is created with it; a session
  * is opened. User, credential, session, audit rows and events (user.created, wallet.linked /
  * verified_credential.created, user.session.created) commit together.
@@ -29,7 +30,10 @@ export interface SignInResult {
 export async function signInWith(deps: Deps, env: PublicEnvironment, credential: ProvenCredential, meta: ClientMeta): Promise<SignInResult> {
   const environmentId = env.environmentId;
   const owner = await findOwner(deps.db, environmentId, credential);
+  // A passkey only ever signs in the user it was registered to: a gone user is not signed up again.
+  if (!owner && credential.kind === "passkey") throw new DomainError("unauthenticated", "invalid_credential", "this passkey's user no longer exists");
   const scope = await checkSignInPolicy(deps.db, environmentId, credential, { newUser: !owner });
+  const { mfa } = await deps.sessionKeys.policy(environmentId);
   return audited(deps, endUserAccess(env, owner?.userId ?? "", meta.requestId), async (t, record) => {
     let userId = owner?.userId;
     let credentialId = owner?.credentialId ?? null;
@@ -41,7 +45,7 @@ export async function signInWith(deps: Deps, env: PublicEnvironment, credential:
       credentialId = attached.credentialId;
       await record({ action: "user.created", resourceType: "user", resourceId: userId, after: { ...userSnapshot(created), signedUpWith: credential.kind } });
       await record(attachedChange(credential, userId, attached.resourceId));
-    } else if (!credentialId) {
+    } else if (!credentialId && !owner?.attached) {
       // Known by the profile's e-mail / phone only (a user created by the management API): now verified.
       const attached = await attachCredential(t, environmentId, userId, credential);
       credentialId = attached.credentialId;
@@ -49,8 +53,15 @@ export async function signInWith(deps: Deps, env: PublicEnvironment, credential:
     }
     await signIn.recordUserVisit(t, environmentId, userId, credentialId);
     const user = (await findUserAggregate(t, environmentId, userId))!;
-    const tokens = await openSession(deps, t, user, meta, scope);
-    await record({ action: "user.session.created", resourceType: "session", resourceId: tokens.sessionId, after: { userId, method: credential.kind } });
+    // MFA on: a user who must pass a second factor gets a session that only the MFA operations accept.
+    const secondFactorPending = secondFactorDue(mfa, user.mfaDevices);
+    const tokens = await openSession(deps, t, user, meta, scope, { secondFactorPending });
+    await record({
+      action: "user.session.created",
+      resourceType: "session",
+      resourceId: tokens.sessionId,
+      after: { userId, method: credential.kind, secondFactorPending },
+    });
     return { user, newUser, tokens };
   }).catch(translateRace);
 }
@@ -79,7 +90,7 @@ export async function linkCredential(
     });
   }
   await checkSignInPolicy(deps.db, environmentId, credential, { newUser: false });
-  if (!owner || !owner.credentialId) {
+  if (!owner || (!owner.credentialId && !owner.attached)) {
     await audited(deps, endUserAccess(env, principal.userId, meta.requestId), async (t, record) => {
       if (!(await users.lockUser(t, environmentId, principal.userId))) throw new DomainError("unauthenticated", "invalid_session", "the session's user no longer exists");
       const attached = await attachCredential(t, environmentId, principal.userId, credential);
@@ -93,7 +104,7 @@ export async function linkCredential(
 /** Two sign-ins or links of one new credential at once: the unique indexes let one win; the other gets 409. */
 function translateRace(err: unknown): never {
   const e = err as { code?: string; constraint?: string };
-  if (e.code === "23505" && /wallets_environment_address_key|verified_credentials_(email|phone)_key|users_environment_(email|phone)_key/.test(e.constraint ?? ""))
+  if (e.code === "23505" && /wallets_environment_address_key|verified_credentials_(email|phone|oauth)_key|users_environment_(email|phone|external_id)_key/.test(e.constraint ?? ""))
     throw new DomainError("conflict", "credential_race", "this credential was just attached by another request; try again");
   throw err;
 }

@@ -16,7 +16,9 @@ const denied = (code: string, message: string) => new DomainError("forbidden", c
  */
 export async function checkSignInPolicy(q: Queryable, environmentId: string, c: ProvenCredential, opts: { newUser: boolean }): Promise<string> {
   await checkMethodEnabled(q, environmentId, c);
-  const lists = await signIn.enabledAllowlistMatches(q, environmentId, allowlistIdentifiers(c));
+  // A passkey names no identifier: the lists judge its user by the wallets, e-mails and phones they hold.
+  const identifiers = c.kind === "passkey" ? await signIn.userAllowlistIdentifiers(q, environmentId, c.userId) : allowlistIdentifiers(c);
+  const lists = await signIn.enabledAllowlistMatches(q, environmentId, identifiers);
   if (lists.some((l) => l.outcome === "block" && l.matched)) throw denied("blocked_by_allowlist", "this identifier may not sign in to this environment");
   const access = lists.filter((l) => l.outcome === "siteAccess");
   if (access.length > 0 && !access.some((l) => l.matched))

@@ -1,20 +1,101 @@
-import type { ConnectRouter } from "@connectrpc/connect";
-import { OauthService } from "../../gen/sigil/oauth/v0/oauth_service_pb.js";
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { badRequest } from "../../errors.js";
 import type { Deps } from "../../domain/deps.js";
-import { startOauthAuthorization } from "../../domain/oauth/authorize.js";
+import { beginAuthorization, resumeAuthorization, startOauthAuthorization } from "../../domain/oauth/authorize.js";
+import { finishAuthorization } from "../../domain/oauth/callback.js";
+import { renderRedirectPage } from "../../domain/oauth/page.js";
+import { linkOauthAccount, oauthResult, ownOauthAccessToken, signInWithOauth } from "../../domain/oauth/sign-in.js";
+import type { PublicEnvironment } from "../../domain/tenancy/access.js";
+import { OauthService } from "../../gen/sigil/oauth/v0/oauth_service_pb.js";
+import { clientMetaOf, endUserOf } from "../context.js";
+import { toSignIn } from "../sessions/mappers.js";
 import { publicEnvironmentOf } from "../tenant-context.js";
+
+/** A browser page; with a location the REST gateway answers 303 See Other (src/gateway/index.ts). */
+function page(ctx: HandlerContext, message: string, location: string | null) {
+  const { html, headers } = renderRedirectPage(message, location);
+  for (const [name, value] of Object.entries(headers)) ctx.responseHeader.set(name, value);
+  if (location) ctx.responseHeader.set("location", location);
+  return { page: { contentType: "text/html; charset=utf-8", data: new TextEncoder().encode(html) } };
+}
+
+/** The authorization URL for a state initAuth started, or of a new authorization. */
+function loginUrl(deps: Deps, env: PublicEnvironment, req: { providerType: string; state: string; redirectUrl: string }) {
+  if (req.state) return resumeAuthorization(deps, env, req.providerType, req.state);
+  return beginAuthorization(deps, env, { providerType: req.providerType, redirectUri: req.redirectUrl || undefined }).then((a) => a.authorizationUrl);
+}
+
+async function callback(deps: Deps, ctx: HandlerContext, providerType: string, params: URLSearchParams) {
+  const done = await finishAuthorization(deps, publicEnvironmentOf(ctx), providerType, params);
+  const message = "error" in done.result ? "Sign-in failed. You can close this window." : "Signed in. You can close this window.";
+  return page(ctx, message, done.redirectTo);
+}
 
 export function registerOauth(router: ConnectRouter, deps: Deps) {
   router.service(OauthService, {
     async oauthAuthorizeHtml(req, ctx) {
-      const { html, headers } = await startOauthAuthorization(deps, {
-        environmentId: publicEnvironmentOf(ctx).environmentId,
+      const { html, headers } = await startOauthAuthorization(deps, publicEnvironmentOf(ctx), {
         providerType: req.providerType,
         redirectUri: req.redirectUri || undefined,
       });
       // The REST gateway passes these on with the page (src/gateway/index.ts FORWARDED_RESPONSE_HEADERS).
       for (const [name, value] of Object.entries(headers)) ctx.responseHeader.set(name, value);
       return { page: { contentType: "text/html; charset=utf-8", data: new TextEncoder().encode(html) } };
+    },
+    async initAuth(req, ctx) {
+      const auth = req.auth!;
+      await beginAuthorization(deps, publicEnvironmentOf(ctx), { providerType: req.providerType, state: auth.state, redirectUri: auth.redirectUrl || undefined });
+      return {};
+    },
+    async oauthLoginUrl(req, ctx) {
+      return { url: await loginUrl(deps, publicEnvironmentOf(ctx), req) };
+    },
+    async oauthLogin(req, ctx) {
+      return page(ctx, "Continue to sign in", await loginUrl(deps, publicEnvironmentOf(ctx), req));
+    },
+    async oauthRedirectCode(req, ctx) {
+      const params = new URLSearchParams();
+      for (const [k, v] of [
+        ["code", req.code],
+        ["state", req.state],
+        ["scope", req.scope],
+        ["error", req.error],
+        ["error_description", req.errorDescription],
+        ["iss", req.iss],
+        ["session_state", req.sessionState],
+      ] as const)
+        if (v) params.set(k, v);
+      return callback(deps, ctx, req.providerType, params);
+    },
+    async oauthRedirectPartner(req, ctx) {
+      const form = req.form;
+      if (!form || !/^application\/x-www-form-urlencoded\b/i.test(form.contentType))
+        throw badRequest("unsupported_media_type", "the form_post callback takes application/x-www-form-urlencoded");
+      const posted = new URLSearchParams(new TextDecoder().decode(form.data));
+      // Only the authorization response's own parameters go on to the code exchange.
+      const params = new URLSearchParams();
+      for (const k of ["code", "state", "error", "error_description", "iss"]) {
+        const v = posted.get(k);
+        if (v) params.set(k, v.slice(0, 4096));
+      }
+      return callback(deps, ctx, "partner", params);
+    },
+    async oauthResult(req, ctx) {
+      const r = await oauthResult(deps, publicEnvironmentOf(ctx), req.providerType, req.result!.state);
+      return { status: r.status, code: "code" in r ? r.code : "", error: "error" in r ? r.error : "" };
+    },
+    async oauthSignIn(req, ctx) {
+      const proof = req.proof!;
+      const r = await signInWithOauth(deps, publicEnvironmentOf(ctx), req.providerType, { code: proof.code, state: proof.state }, clientMetaOf(ctx));
+      return { signIn: toSignIn(r.tokens, r.user, { newUser: r.newUser }) };
+    },
+    async oauthVerify(req, ctx) {
+      const proof = req.proof!;
+      const r = await linkOauthAccount(deps, publicEnvironmentOf(ctx), endUserOf(ctx), req.providerType, { code: proof.code, state: proof.state }, clientMetaOf(ctx));
+      return { signIn: toSignIn(r.tokens, r.user) };
+    },
+    async getEndUserOauthAccessToken(req, ctx) {
+      return { accessToken: await ownOauthAccessToken(deps, publicEnvironmentOf(ctx), endUserOf(ctx), req.oauthAccountId) };
     },
   });
 }

@@ -8,8 +8,9 @@ import { toUser } from "../users/mappers.js";
  * The published client's VerifyResponse: the session's tokens and the user (SdkUser) with the session's
  * id and scope, and newUser when this sign-in created them.
  */
-export function toSignIn(tokens: SessionTokens, user: UserAggregateRecord, opts: { newUser?: boolean } = {}): MessageInitShape<typeof SignInSchema> {
+export function toSignIn(tokens: SessionTokens, user: UserAggregateRecord, opts: { newUser?: boolean; mfaToken?: string } = {}): MessageInitShape<typeof SignInSchema> {
   return {
+    mfaToken: opts.mfaToken ?? "",
     jwt: tokens.jwt,
     minifiedJwt: tokens.minifiedJwt,
     expiresAt: tokens.expiresAt,

@@ -39,7 +39,11 @@ import { ownAccountApi } from "./own-account.js";
 import { sdkSessionsApi } from "./sdk-sessions.js";
 import { walletSignInApi } from "./wallet-sign-in.js";
 import { verificationsApi } from "./verifications.js";
+import { externalSignInApi } from "./external-sign-in.js";
+import { sdkMfaApi } from "./sdk-mfa.js";
+import { passkeysApi } from "./passkeys.js";
+import { oauthApi } from "./oauth.js";
 import type { Scenarios } from "../harness.js";
 
 /** Every scenario file, for the coverage check. */
-export const allScenarios: Scenarios[] = [organizationsApi, projectsApi, membersApi, invitesApi, userApiTokensApi, tokensApi, environmentsApi, usersApi, sessionsApi, mfaApi, mfaSettingsApi, customFieldsApi, visitsApi, analyticsApi, exportsApi, walletsApi, waasApi, chainsApi, settingsApi, allowlistsApi, gatesApi, externalJwtApi, testAccountApi, originsApi, deeplinkUrlsApi, customHostnamesApi, sDKViewsApi, customNetworksApi, nameServicesApi, globalWalletsApi, globalWalletAccessControlApi, globalWalletConnectionsApi, eventsApi, webhooksApi, sDKApi, sdkSettingsApi, ownAccountApi, sdkPreflights, sdkSessionsApi, walletSignInApi, verificationsApi];
+export const allScenarios: Scenarios[] = [organizationsApi, projectsApi, membersApi, invitesApi, userApiTokensApi, tokensApi, environmentsApi, usersApi, sessionsApi, mfaApi, mfaSettingsApi, customFieldsApi, visitsApi, analyticsApi, exportsApi, walletsApi, waasApi, chainsApi, settingsApi, allowlistsApi, gatesApi, externalJwtApi, testAccountApi, originsApi, deeplinkUrlsApi, customHostnamesApi, sDKViewsApi, customNetworksApi, nameServicesApi, globalWalletsApi, globalWalletAccessControlApi, globalWalletConnectionsApi, eventsApi, webhooksApi, sDKApi, sdkSettingsApi, ownAccountApi, sdkPreflights, sdkSessionsApi, walletSignInApi, verificationsApi, sdkMfaApi, externalSignInApi, passkeysApi, oauthApi];

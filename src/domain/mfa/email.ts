@@ -1,0 +1,40 @@
+import * as mfa from "../../db/repositories/mfa.js";
+import { DomainError, unprocessable } from "../../errors.js";
+import type { Deps } from "../deps.js";
+import { verifyTestAccountCode } from "../test-accounts/service.js";
+import { CodeBook } from "../verifications/codes.js";
+import { mfaPolicy, requireMethod, type MfaCaller } from "./caller.js";
+import { factorLock } from "./lockout.js";
+import { passSecondFactor } from "./pass.js";
+
+/**
+ * The e-mail second factor: the client has a code sent with the e-mail verification operation (the same
+ * code machinery as e-mail sign-in) to one of the user's verified addresses, and redeems it here. A code
+ * sent to any other address passes nothing; a wrong one counts towards the factor's lock as well as the
+ * verification's own five attempts.
+ */
+export async function authenticateEmail(
+  deps: Deps,
+  caller: MfaCaller,
+  input: { verificationId: string; code: string; createMfaToken?: { singleUse?: boolean } },
+): ReturnType<typeof passSecondFactor> {
+  const { environmentId } = caller.env;
+  const { userId } = caller.principal;
+  requireMethod(await mfaPolicy(deps, caller), "email");
+  const lock = factorLock(deps.store, environmentId, userId, "email");
+  await lock.check();
+  const book = new CodeBook(deps.store, deps.config.sealingKeys[0]!.key);
+  let email: string;
+  try {
+    email = await book.redeem<string>(environmentId, "email", input.verificationId, input.code, (v) => verifyTestAccountCode(deps, environmentId, v.identifier, input.code));
+  } catch (err) {
+    if (err instanceof DomainError && err.code === "invalid_verification_code") await lock.failed();
+    throw err;
+  }
+  if (!(await mfa.hasVerifiedEmail(deps.db, environmentId, userId, email))) {
+    await lock.failed();
+    throw unprocessable("email_not_verified_for_user", "the code was sent to an address that is not one of this user's verified e-mail addresses");
+  }
+  await lock.passed();
+  return passSecondFactor(deps, caller.env, caller.principal, { type: "email", deviceId: null }, caller.meta, { createMfaToken: input.createMfaToken });
+}

@@ -1,0 +1,79 @@
+import { badRequest, notFound } from "../../errors.js";
+import * as repo from "../../db/repositories/oauth.js";
+import type { EndUserPrincipal } from "../auth/principal.js";
+import type { Deps } from "../deps.js";
+import type { ClientMeta } from "../sessions/service.js";
+import { linkCredential, signInWith } from "../sign-in/pipeline.js";
+import type { PublicEnvironment } from "../tenancy/access.js";
+import { oauthStateKey } from "./authorize.js";
+import { oauthCodeKey, oauthResultKey, proofAad, type IssuerTokens, type OauthProof, type OauthResult } from "./callback.js";
+
+const tokenAad = (credentialId: string, which: string) => `oauth_account:${credentialId}:${which}`;
+
+/** Where the authorization of a state stands, for the SDK polling after opening the login in a browser. */
+export async function oauthResult(deps: Deps, env: PublicEnvironment, providerType: string, state: string): Promise<OauthResult> {
+  const result = await deps.store.get(oauthResultKey(state));
+  if (result) return JSON.parse(result) as OauthResult;
+  const pending = await deps.store.get(oauthStateKey(state));
+  const p = pending ? (JSON.parse(pending) as { environmentId: string; providerType: string }) : null;
+  if (p && p.environmentId === env.environmentId && p.providerType === providerType) return { status: "pending" };
+  throw notFound("oauth state");
+}
+
+/**
+ * Takes the one-time code the callback issued (once: GETDEL), for the state it was issued to, in this
+ * environment, at this provider. A replayed, foreign or mismatched code proves nothing.
+ */
+async function takeProof(deps: Deps, env: PublicEnvironment, providerType: string, input: { code: string; state: string }) {
+  const raw = input.code ? await deps.store.take(oauthCodeKey(input.code)) : null;
+  const proof = raw ? (JSON.parse(raw) as OauthProof) : null;
+  if (!proof || proof.environmentId !== env.environmentId || proof.providerType !== providerType || proof.state !== input.state)
+    throw badRequest("invalid_oauth_code", "unknown, expired, already used or mismatched code", { field: "code" });
+  const tokens = JSON.parse(deps.sealer.open(proof.tokensSealed, proofAad(input.code))) as IssuerTokens;
+  return { proof, tokens };
+}
+
+/** Keeps the issuer's tokens with the account, each sealed to the credential. */
+async function keepTokens(deps: Deps, env: PublicEnvironment, proof: OauthProof, tokens: IssuerTokens) {
+  const owner = await repo.findOauthCredential(deps.db, env.environmentId, proof.credential.provider, proof.credential.accountId);
+  if (!owner) return;
+  const seal = (v: string | null, which: string) => (v === null ? null : deps.sealer.seal(v, tokenAad(owner.credentialId, which)));
+  await repo.saveOauthTokens(deps.db, env.environmentId, owner.credentialId, {
+    accessTokenSealed: seal(tokens.accessToken, "access_token")!,
+    refreshTokenSealed: seal(tokens.refreshToken, "refresh_token"),
+    idTokenSealed: seal(tokens.idToken, "id_token"),
+    scope: tokens.scope,
+    accessTokenExpiresAt: tokens.expiresAt ? new Date(tokens.expiresAt) : null,
+  });
+}
+
+/** oauthSignIn: the account's user signs in (or is created with it) through the one pipeline. */
+export async function signInWithOauth(deps: Deps, env: PublicEnvironment, providerType: string, input: { code: string; state: string }, meta: ClientMeta) {
+  const { proof, tokens } = await takeProof(deps, env, providerType, input);
+  const result = await signInWith(deps, env, proof.credential, meta);
+  await keepTokens(deps, env, proof, tokens);
+  return result;
+}
+
+/** oauthVerify: adds the account to the signed-in user (another user's account: 422, then merge). */
+export async function linkOauthAccount(
+  deps: Deps,
+  env: PublicEnvironment,
+  principal: EndUserPrincipal,
+  providerType: string,
+  input: { code: string; state: string },
+  meta: ClientMeta,
+) {
+  const { proof, tokens } = await takeProof(deps, env, providerType, input);
+  const result = await linkCredential(deps, env, principal, proof.credential, meta);
+  const owner = await repo.findOauthCredential(deps.db, env.environmentId, proof.credential.provider, proof.credential.accountId);
+  if (owner?.userId === principal.userId) await keepTokens(deps, env, proof, tokens);
+  return result;
+}
+
+/** The issuer's access token of one of the signed-in user's own OAuth accounts; anyone else's: 404. */
+export async function ownOauthAccessToken(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, oauthAccountId: string): Promise<string> {
+  const sealed = await repo.findOwnOauthTokens(deps.db, env.environmentId, principal.userId, oauthAccountId);
+  if (!sealed) throw notFound("oauth account");
+  return deps.sealer.open(sealed.accessTokenSealed, tokenAad(oauthAccountId, "access_token"));
+}

@@ -1,0 +1,180 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
+import { SdkChatSignInService } from "../../src/gen/sigil/chat_sign_in/v0/chat_sign_in_service_pb.js";
+import { startTestApp, type TestApp } from "../support/app.js";
+import { call } from "../support/http.js";
+import { neutralWords } from "../support/neutral-words.js";
+import { refused, sdkFor } from "../support/sdk-client.js";
+import { signInAs } from "../support/sessions.js";
+import { clientChatUser, signWidget, widgetUser } from "./support/chat-widget.js";
+
+/**
+ * Signing in with the chat platform's login widget through the published client (its chat operations at
+ * the contract's neutral paths): the widget page for a state, the signed data posted under it, the poll, the
+ * sign-in; or the signed data sent directly. Attacks: tampered data, another bot's signature, stale data,
+ * replayed data or state, two sign-ins with one state.
+ */
+
+let app: TestApp;
+let tenant: BootstrapResult;
+const BOT = { name: "sigil_test_bot", token: `123456:${randomBytes(16).toString("hex")}` };
+
+beforeAll(async () => {
+  app = await startTestApp();
+  tenant = await newTenant();
+  await enableChat(tenant, BOT.name, BOT.token);
+}, 60_000);
+afterAll(() => app?.stop());
+
+const sdk = (jwt?: string) => sdkFor(app.baseUrl, jwt).withMiddleware(neutralWords);
+const newTenant = () => app.bootstrap({ ownerEmail: `chat-sign-in-${randomUUID()}@example.com` });
+const newState = () => randomBytes(16).toString("hex");
+async function enableChat(t: BootstrapResult, clientId: string, clientSecret: string) {
+  const res = await call(app.baseUrl, "POST", `/environments/${t.environmentId}/settings/providers`, { token: t.token, body: { provider: "chat", clientId, clientSecret } });
+  if (res.status >= 300) throw new Error(`provider: ${res.status} ${res.text}`);
+}
+/** The widget flow up to the signed data posted under a fresh state. */
+async function completedState(environmentId = tenant.environmentId, signed = signWidget(BOT.token, widgetUser())) {
+  const state = newState();
+  await sdk().getTelegramAuth({ environmentId, state });
+  await sdk().postTelegramAuth({ environmentId, telegramPostRequest: { state, telegramUser: clientChatUser(signed) } });
+  return { state, signed };
+}
+
+describe("the widget flow", () => {
+  it("page, post, poll, sign-in: a new user with the chat account, the same user next time", async () => {
+    const state = newState();
+    const page = await sdkFor(app.baseUrl).withMiddleware(neutralWords).getTelegramAuthRaw({ environmentId: tenant.environmentId, state });
+    const html = await page.raw.text();
+    expect(page.raw.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(page.raw.headers.get("content-security-policy")).toMatch(/frame-ancestors 'none'/);
+    expect(html).toContain(`data-telegram-login="${BOT.name}"`);
+    expect(html).toContain(JSON.stringify(state));
+
+    const pending = await refused(sdk().telegramCheckAuth({ environmentId: tenant.environmentId, oauthResultRequest: { state } }));
+    expect([pending.status, pending.body.code]).toEqual([404, "chat_auth_pending"]);
+
+    const user = widgetUser();
+    const signed = signWidget(BOT.token, user);
+    await sdk().postTelegramAuth({ environmentId: tenant.environmentId, telegramPostRequest: { state, telegramUser: clientChatUser(signed) } });
+    await sdk().telegramCheckAuth({ environmentId: tenant.environmentId, oauthResultRequest: { state } });
+
+    const first = await sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { state } });
+    expect(first.user.newUser).toBe(true);
+    const cred = first.user.verifiedCredentials?.find((c) => c.format === "oauth");
+    expect(cred).toBeDefined();
+    await sdk(first.jwt).sessionCheck({ environmentId: tenant.environmentId });
+    const row = await app.db.one("SELECT oauth_provider, oauth_account_id, oauth_username FROM verified_credentials WHERE user_id = $1 AND format = 'oauth'", [first.user.id]);
+    expect(row).toEqual({ oauth_provider: "chat", oauth_account_id: String(user.id), oauth_username: user.username });
+
+    // The state is used up.
+    const again = await refused(sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { state } }));
+    expect([again.status, again.body.code]).toEqual([404, "chat_auth_not_found"]);
+
+    const { state: second } = await completedState(tenant.environmentId, signWidget(BOT.token, { ...user, auth_date: user.auth_date + 1 }));
+    const next = await sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { state: second } });
+    expect(next.user.newUser).toBe(false);
+    expect(next.user.id).toBe(first.user.id);
+  });
+
+  it("a state opens one page; unknown states are 404; of two sign-ins with one state exactly one wins", async () => {
+    const state = newState();
+    await sdk().getTelegramAuth({ environmentId: tenant.environmentId, state });
+    expect((await refused(sdk().getTelegramAuth({ environmentId: tenant.environmentId, state }))).status).toBe(409);
+    const unknown = await refused(sdk().telegramCheckAuth({ environmentId: tenant.environmentId, oauthResultRequest: { state: newState() } }));
+    expect([unknown.status, unknown.body.code]).toEqual([404, "chat_auth_not_found"]);
+    const post = await refused(
+      sdk().postTelegramAuth({ environmentId: tenant.environmentId, telegramPostRequest: { state: newState(), telegramUser: clientChatUser(signWidget(BOT.token, widgetUser())) } }),
+    );
+    expect(post.status).toBe(404);
+    expect((await refused(sdk().getTelegramAuth({ environmentId: tenant.environmentId, state: "short" }))).status).toBe(400);
+
+    const { state: raced } = await completedState();
+    const results = await Promise.allSettled([1, 2].map(() => sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { state: raced } })));
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+  });
+
+  it("refuses tampered data, another bot's signature, stale data and a replay, and creates nobody", async () => {
+    const before = await app.db.one("SELECT count(*)::int AS n FROM users WHERE environment_id = $1", [tenant.environmentId]);
+    const post = async (signed: Record<string, string>) => {
+      const state = newState();
+      await sdk().getTelegramAuth({ environmentId: tenant.environmentId, state });
+      return refused(sdk().postTelegramAuth({ environmentId: tenant.environmentId, telegramPostRequest: { state, telegramUser: clientChatUser(signed) } }));
+    };
+    const tampered = { ...signWidget(BOT.token, widgetUser()), username: "admin" };
+    expect(await post(tampered)).toMatchObject({ status: 422, body: { code: "invalid_chat_auth" } });
+    const otherBot = signWidget(`999:${randomBytes(16).toString("hex")}`, widgetUser());
+    expect(await post(otherBot)).toMatchObject({ status: 422, body: { code: "invalid_chat_auth" } });
+    const stale = signWidget(BOT.token, widgetUser({ auth_date: Math.floor(Date.now() / 1000) - 2 * 24 * 3600 }));
+    expect(await post(stale)).toMatchObject({ status: 422, body: { code: "chat_auth_expired" } });
+    const future = signWidget(BOT.token, widgetUser({ auth_date: Math.floor(Date.now() / 1000) + 3600 }));
+    expect(await post(future)).toMatchObject({ status: 422, body: { code: "chat_auth_expired" } });
+
+    const { signed } = await completedState();
+    expect(await post(signed)).toMatchObject({ status: 409, body: { code: "chat_auth_replayed" } });
+    const after = await app.db.one("SELECT count(*)::int AS n FROM users WHERE environment_id = $1", [tenant.environmentId]);
+    expect(after.n).toBe(before.n);
+  });
+
+  it("another environment's bot signature is refused here (cross-tenant), and chat sign-in needs the provider", async () => {
+    const other = await newTenant();
+    const otherToken = `777:${randomBytes(16).toString("hex")}`;
+    await enableChat(other, "other_bot", otherToken);
+    const theirs = new URLSearchParams(signWidget(otherToken, widgetUser())).toString();
+    expect(await refused(sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { telegramAuthToken: theirs } }))).toMatchObject({
+      status: 422,
+      body: { code: "invalid_chat_auth" },
+    });
+    expect((await sdk().telegramSignIn({ environmentId: other.environmentId, oauthResultRequest: { telegramAuthToken: theirs } })).user.newUser).toBe(true);
+
+    const off = await newTenant();
+    const disabled = await refused(sdk().getTelegramAuth({ environmentId: off.environmentId, state: newState() }));
+    expect([disabled.status, disabled.body.code]).toEqual([403, "sign_in_method_disabled"]);
+  });
+
+  it("keeps the bot token sealed at rest", async () => {
+    const rows = await app.db.any("SELECT client_secret_sealed FROM providers WHERE environment_id = $1 AND provider = 'chat'", [tenant.environmentId]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].client_secret_sealed).not.toContain(BOT.token.split(":")[1]);
+  });
+});
+
+describe("the signed data as a token", () => {
+  it("signs in once with it; a replay is 409", async () => {
+    const token = new URLSearchParams(signWidget(BOT.token, widgetUser())).toString();
+    const r = await sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { telegramAuthToken: token } });
+    expect(r.user.newUser).toBe(true);
+    const replay = await refused(sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { telegramAuthToken: token } }));
+    expect([replay.status, replay.body.code]).toEqual([409, "chat_auth_replayed"]);
+    const none = await refused(sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: {} }));
+    expect([none.status, none.body.code]).toEqual([422, "chat_auth_required"]);
+  });
+});
+
+describe("chatVerify", () => {
+  it("adds the chat account to the signed-in user; another user's is 422", async () => {
+    const user = await signInAs(app, tenant.environmentId);
+    const signed = signWidget(BOT.token, widgetUser());
+    const { state } = await completedState(tenant.environmentId, signed);
+    const linked = await sdk(user.jwt).telegramVerify({ environmentId: tenant.environmentId, oauthResultRequest: { state } });
+    expect(linked.user.id).toBe(user.userId);
+    expect(linked.user.verifiedCredentials?.some((c) => c.format === "oauth")).toBe(true);
+
+    const other = await signInAs(app, tenant.environmentId);
+    const { state: second } = await completedState(tenant.environmentId, signWidget(BOT.token, { ...widgetUser(), id: Number(signed.id) }));
+    const taken = await refused(sdk(other.jwt).telegramVerify({ environmentId: tenant.environmentId, oauthResultRequest: { state: second } }));
+    expect([taken.status, taken.body.code]).toEqual([422, "credential_owned_by_another_user"]);
+  });
+});
+
+describe("over gRPC", () => {
+  it("ChatSignIn with the signed data", async () => {
+    const client = createClient(SdkChatSignInService, createGrpcTransport({ baseUrl: app.baseUrl }));
+    const token = new URLSearchParams(signWidget(BOT.token, widgetUser())).toString();
+    const r = await client.chatSignIn({ environmentId: tenant.environmentId, result: { chatAuthToken: token } });
+    expect(r.signIn?.user?.newUser).toBe(true);
+  });
+});
