@@ -242,6 +242,25 @@ describe("recovery codes", () => {
     expect(await eventsOf("user.mfa.recovery_codes_created", u.userId)).toHaveLength(2);
   });
 
+  it("wait for the user to confirm keeping them (mfaBackupCodeAcknowledgement), again after every new set", async () => {
+    const u = await enrolled();
+    const env = t.environmentId;
+    const ack = async () => (await u.client.getAuthenticatedUser({ environmentId: env })).mfaBackupCodeAcknowledgement;
+    expect(await ack()).toBeUndefined();
+    await u.client.getRecoveryCodes({ environmentId: env });
+    expect(await ack()).toBe("pending");
+    await u.client.updateSelf({ environmentId: env, userFields: { mfaBackupCodeAcknowledgement: "complete" as never } });
+    expect(await ack()).toBe("complete");
+    const audited = await app.db.any("SELECT 1 FROM audit_log WHERE action = 'user.mfa.recovery_codes_acknowledged' AND resource_id = $1", [u.userId]);
+    expect(audited).toHaveLength(1);
+    await u.client.createNewRecoveryCodes({ environmentId: env });
+    expect(await ack()).toBe("pending");
+    // Only "complete" is something a user can say.
+    const bad = await refused(u.client.updateSelf({ environmentId: env, userFields: { mfaBackupCodeAcknowledgement: "pending" as never } }));
+    expect(bad.status).toBe(400);
+    expect(await ack()).toBe("pending");
+  });
+
   it("go with the devices when an operator resets the user's MFA", async () => {
     const u = await enrolled();
     const env = t.environmentId;
@@ -249,6 +268,7 @@ describe("recovery codes", () => {
     const reset = await call(app.baseUrl, "POST", `/users/${u.userId}/mfa/reset`, { token: t.token });
     expect(reset.status, reset.text).toBeLessThan(300);
     expect(await app.db.any("SELECT 1 FROM user_mfa_recovery_codes WHERE user_id = $1", [u.userId])).toHaveLength(0);
+    expect((await app.db.one("SELECT mfa_backup_code_acknowledgement AS a FROM users WHERE id = $1", [u.userId])).a).toBeNull();
     // MFA is required here: the next sign-in still owes a factor, and an old code no longer passes it.
     const s = await signInAs(app, env, u.email);
     const old = await refused(sdkFor(app.baseUrl, s.jwt).authMfaRecovery({ environmentId: env, mFAAuthRecoveryDevicePostRequest: { code: shown.recoveryCodes[0]! } }));

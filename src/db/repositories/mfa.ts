@@ -128,10 +128,23 @@ export async function hasRecoveryCodes(q: Queryable, environmentId: string, user
   return row.found;
 }
 
-/** Replaces the user's recovery codes by the given hashes (the caller holds the user's lock). */
+/**
+ * Replaces the user's recovery codes by the given hashes (the caller holds the user's lock); a new set waits
+ * for the user to confirm keeping it (mfaBackupCodeAcknowledgement pending).
+ */
 export async function replaceRecoveryCodes(q: Queryable, environmentId: string, userId: string, hashes: Buffer[]): Promise<void> {
   await q.none("DELETE FROM user_mfa_recovery_codes WHERE environment_id = $1 AND user_id = $2", [environmentId, userId]);
+  await q.none("UPDATE users SET mfa_backup_code_acknowledgement = 'pending' WHERE environment_id = $1 AND id = $2", [environmentId, userId]);
   await q.none("INSERT INTO user_mfa_recovery_codes (environment_id, user_id, code_hash) SELECT $1, $2, unnest($3::bytea[])", [environmentId, userId, hashes]);
+}
+
+/** The user confirms keeping their recovery codes; false when no set waits for it. */
+export async function acknowledgeRecoveryCodes(q: Queryable, environmentId: string, userId: string): Promise<boolean> {
+  const row = await q.oneOrNone(
+    "UPDATE users SET mfa_backup_code_acknowledgement = 'complete' WHERE environment_id = $1 AND id = $2 AND mfa_backup_code_acknowledgement = 'pending' RETURNING id",
+    [environmentId, userId],
+  );
+  return row !== null;
 }
 
 /** Spends one recovery code: true for exactly one of any number of concurrent uses of an unused code. */

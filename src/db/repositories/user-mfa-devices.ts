@@ -32,5 +32,6 @@ export async function deleteUserMfaDevices(q: Queryable, environmentId: string, 
 /** Removes the user's recovery codes (they stand in for devices); returns how many were unused. */
 export async function deleteUserRecoveryCodes(q: Queryable, environmentId: string, userId: string): Promise<number> {
   const rows = await q.any("DELETE FROM user_mfa_recovery_codes WHERE environment_id = $1 AND user_id = $2 RETURNING used_at", [environmentId, userId]);
+  await q.none("UPDATE users SET mfa_backup_code_acknowledgement = NULL WHERE environment_id = $1 AND id = $2", [environmentId, userId]);
   return rows.filter((r) => r.used_at === null).length;
 }

@@ -22,6 +22,8 @@ export interface UserRecord extends Required<Omit<UserProfile, "policiesConsent"
   /** The credential the user signed in or linked with last. */
   lastVerifiedCredentialId: string | null;
   environmentId: string;
+  /** Whether the user confirmed keeping their recovery codes; null while they have none. */
+  mfaBackupCodeAcknowledgement: "pending" | "complete" | null;
   policiesConsent: boolean;
   metadata: Record<string, unknown>;
   firstVisit: Date | null;
@@ -339,6 +341,7 @@ export function toUser(r: Record<string, any>): UserRecord {
     metadata: r.metadata,
     externalUserId: r.external_user_id ?? null,
     lastVerifiedCredentialId: r.last_verified_credential_id ?? null,
+    mfaBackupCodeAcknowledgement: r.mfa_backup_code_acknowledgement ?? null,
     firstVisit: toDate(r.first_visit),
     lastVisit: toDate(r.last_visit),
     createdAt: toDate(r.created_at)!,

@@ -1,5 +1,6 @@
 import { DomainError, notFound, unprocessable } from "../../errors.js";
 import * as customFields from "../../db/repositories/custom-fields.js";
+import * as mfa from "../../db/repositories/mfa.js";
 import * as repo from "../../db/repositories/own-account.js";
 import { findEnvironmentRecord } from "../../db/repositories/projects.js";
 import * as users from "../../db/repositories/users.js";
@@ -28,6 +29,8 @@ export type SelfUpdate = Partial<Record<TextField, string>> & {
   policiesConsent?: boolean;
   /** Values of the environment's custom fields, by name. */
   metadata?: Record<string, unknown>;
+  /** The user confirms keeping the recovery codes last shown to them (not a profile field). */
+  mfaBackupCodeAcknowledgement?: "complete";
 };
 
 type TextField = "email" | "phoneNumber" | "alias" | "firstName" | "lastName" | "username" | "jobTitle" | "country" | "team" | "tShirtSize";
@@ -84,7 +87,7 @@ type StartedVerification =
  * audit user.updated and its event); custom-field values are merged into the metadata so an end user never
  * erases keys the environment's own back end keeps there.
  */
-export async function updateSelf(deps: Deps, c: Caller, update: SelfUpdate) {
+export async function updateSelf(deps: Deps, c: Caller, { mfaBackupCodeAcknowledgement, ...update }: SelfUpdate) {
   const { environmentId, userId } = c.principal;
   await checkCollected(deps, environmentId, update);
   const current = (await getOwnUser(deps, c)).aggregate.user;
@@ -107,10 +110,19 @@ export async function updateSelf(deps: Deps, c: Caller, update: SelfUpdate) {
   const patch: UserPatch = { ...Object.fromEntries(Object.entries(profile).map(([k, v]) => [k, v === "" ? null : v])) };
   if (metadata) patch.metadata = { ...(current.metadata ?? {}), ...metadata };
   if (Object.values(patch).some((v) => v !== undefined)) await updateUser(deps, accessOf(c), userId, patch);
+  if (mfaBackupCodeAcknowledgement) await acknowledgeRecoveryCodes(deps, c);
 
   const { tokens, user } = await renewSession(deps, c.principal);
   const nextView: NextView = newEmail ? "verify-email" : newPhone ? "verify-sms" : "done";
   return { tokens, user, nextView, verification };
+}
+
+/** Recovery codes waiting for the user's confirmation are confirmed (audited); nothing waiting: no change. */
+async function acknowledgeRecoveryCodes(deps: Deps, c: Caller): Promise<void> {
+  await audited(deps, accessOf(c), async (t, record) => {
+    if (!(await mfa.acknowledgeRecoveryCodes(t, c.env.environmentId, c.principal.userId))) return;
+    await record({ action: "user.mfa.recovery_codes_acknowledged", resourceType: "user", resourceId: c.principal.userId, after: { mfaBackupCodeAcknowledgement: "complete" } });
+  });
 }
 
 /**

@@ -33,6 +33,7 @@ export function registerOwnAccount(router: ConnectRouter, deps: Deps) {
         tShirtSize: req.tShirtSize,
         policiesConsent: req.policiesConsent,
         metadata: req.metadata as JsonObject | undefined,
+        mfaBackupCodeAcknowledgement: req.mfaBackupCodeAcknowledgement as "complete" | undefined,
       }));
       const { jwt, minifiedJwt, expiresAt, user: sdkUser } = toSignIn(tokens, user);
       const update = {

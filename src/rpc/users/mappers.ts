@@ -90,6 +90,7 @@ export function toUser(a: UserAggregate, missing: readonly CustomFieldRecord[] =
     team: str(u.team),
     username: str(u.username),
     tShirtSize: str(u.tShirtSize),
+    mfaBackupCodeAcknowledgement: str(u.mfaBackupCodeAcknowledgement),
     policiesConsent: u.policiesConsent,
     firstVisit: ts(u.firstVisit),
     lastVisit: ts(u.lastVisit),
