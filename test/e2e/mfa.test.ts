@@ -29,6 +29,8 @@ beforeAll(async () => {
   smtp = await startSmtpPeer();
   app = await startTestApp({ verifications: { ...DEFAULT_VERIFICATION_SETTINGS, smtpUrl: smtp.url, mailFrom: "Acme <codes@acme.example>" } });
   t = await tenantWithMfa({ enabled: true, required: true });
+  const named = await call(app.baseUrl, "PUT", `/environments/${t.environmentId}`, { token: t.token, body: { general: { displayName: "Acme Wallet" } } });
+  expect(named.status, named.text).toBe(200);
   other = await tenantWithMfa({ enabled: true, required: true });
 }, 60_000);
 afterAll(async () => {
@@ -95,6 +97,8 @@ describe("TOTP, the whole flow through the published client", () => {
     expect(uri.searchParams.get("secret")).toBe(reg.secret);
     expect(uri.searchParams.get("digits")).toBe("6");
     expect(decodeURIComponent(uri.pathname)).toContain(email);
+    // The app is named as the environment names itself (general.displayName), else "Sigil".
+    expect(uri.searchParams.get("issuer")).toBe("Acme Wallet");
     // Sealed at rest: the row does not hold the secret.
     const row = await app.db.one("SELECT totp_secret_sealed, verified_at FROM user_mfa_devices WHERE id = $1", [reg.id]);
     expect(row.totp_secret_sealed).toMatch(/^v1\./);

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import * as mfa from "../../db/repositories/mfa.js";
+import { findEnvironmentRecord } from "../../db/repositories/projects.js";
 import * as users from "../../db/repositories/users.js";
 import type { UserMfaDeviceRecord } from "../../db/repositories/user-mfa-devices.js";
 import { notFound, unprocessable } from "../../errors.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
+import { effectiveSettings } from "../environments/settings.js";
 import { endUserAccess } from "../sessions/service.js";
 import { awaitingSecondFactor, mfaPolicy, mfaRequired, requireMethod, type MfaCaller } from "./caller.js";
 import { deviceSnapshot } from "./devices.js";
@@ -23,6 +25,13 @@ export const totpSecretAad = (deviceId: string) => `mfa_device:${deviceId}:totp_
 const invalidCode = () => unprocessable("invalid_mfa_code", "this is not a current code of the authenticator app");
 const usedCode = () => unprocessable("mfa_code_already_used", "this code (or a later one) was already accepted: wait for the next code");
 
+/** The environment's display name (general.displayName), else the service's. */
+async function issuerName(deps: Pick<Deps, "db">, environmentId: string): Promise<string> {
+  const env = await findEnvironmentRecord(deps.db, environmentId);
+  const name = env ? (effectiveSettings(env.settings).general as { displayName?: string }).displayName : undefined;
+  return name?.trim() || "Sigil";
+}
+
 export async function registerTotpDevice(deps: Deps, caller: MfaCaller): Promise<{ id: string; secret: string; uri: string }> {
   const { environmentId } = caller.env;
   const { userId } = caller.principal;
@@ -38,8 +47,8 @@ export async function registerTotpDevice(deps: Deps, caller: MfaCaller): Promise
     await record({ action: "user.mfa_device.created", resourceType: "mfa_device", resourceId: id, after: deviceSnapshot(device) });
     return u;
   });
-  // The account name an authenticator app lists: the user's e-mail when they have one.
-  return { id, secret, uri: totpUri(secret, "Sigil", user.email ?? user.id) };
+  // What an authenticator app lists: the app's name (the environment's display name) and the user's e-mail.
+  return { id, secret, uri: totpUri(secret, await issuerName(deps, environmentId), user.email ?? user.id) };
 }
 
 /**
