@@ -11,6 +11,7 @@ import {
 import { unprocessable } from "../../errors.js";
 import { CHALLENGE_TTL_SECONDS } from "./challenges.js";
 import type { RelyingParty } from "./relying-party.js";
+import type { PasskeyRecord } from "../../db/repositories/passkeys.js";
 
 export type { AuthenticationResponseJSON, RegistrationResponseJSON };
 
@@ -66,16 +67,10 @@ export function authenticationOptions(rp: RelyingParty, challenge: string, allow
 }
 
 /** A credential a registration proved: what is stored to check its assertions later. */
-export interface RegisteredKey {
-  credentialId: string;
-  publicKey: Uint8Array;
-  signCount: number;
-  transports: string[];
-  aaguid: string;
-  attestationFormat: string;
-  deviceType: "singleDevice" | "multiDevice";
-  backedUp: boolean;
-}
+export type RegisteredKey = Pick<
+  PasskeyRecord,
+  "credentialId" | "publicKey" | "signCount" | "transports" | "aaguid" | "attestationFormat" | "deviceType" | "backedUp"
+>;
 
 /**
  * Checks an attestation with the library (challenge, origin, RP id hash, user presence and verification,

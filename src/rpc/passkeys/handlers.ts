@@ -14,7 +14,7 @@ import { SdkPasskeysService } from "../../gen/sigil/passkeys/v0/passkeys_service
 import { clientMetaOf, endUserOf, requestIdKey } from "../context.js";
 import { toSignIn } from "../sessions/mappers.js";
 import { publicEnvironmentOf } from "../tenant-context.js";
-import { assertionOf, mfaAttestationOf, mfaTokenAsked, registrationOf, toAuthenticationOptions, toPasskey, toRegistrationOptions } from "./mappers.js";
+import { assertionOf, attestationOf, mfaTokenAsked, toAuthenticationOptions, toPasskey, toRegistrationOptions } from "./mappers.js";
 
 /** The page the ceremony runs on (the relying party is derived from it and checked in the domain). */
 const originOf = (ctx: { requestHeader: Headers }) => ctx.requestHeader.get("origin");
@@ -25,7 +25,7 @@ export function registerPasskeys(router: ConnectRouter, deps: Deps): void {
       return { options: toRegistrationOptions(await passkeyRegistrationOptions(deps, publicEnvironmentOf(ctx), endUserOf(ctx), originOf(ctx))) };
     },
     async registerPasskey(req, ctx) {
-      const r = await registerPasskey(deps, publicEnvironmentOf(ctx), endUserOf(ctx), registrationOf(req.credential), originOf(ctx), clientMetaOf(ctx));
+      const r = await registerPasskey(deps, publicEnvironmentOf(ctx), endUserOf(ctx), attestationOf(req.credential), originOf(ctx), clientMetaOf(ctx));
       return { signIn: toSignIn(r.tokens, r.user) };
     },
     async getPasskeyAuthenticationSigninOptions(req, ctx) {
@@ -57,7 +57,7 @@ export function registerPasskeys(router: ConnectRouter, deps: Deps): void {
       return { id: r.deviceId, type: "passkey", registration: toRegistrationOptions(r.registration) };
     },
     async registerPasskeyMfaDeviceVerify(req, ctx) {
-      const input = { deviceId: req.id, response: mfaAttestationOf(req.attestation) };
+      const input = { deviceId: req.id, response: attestationOf(req.attestation) };
       const r = await registerMfaPasskey(deps, publicEnvironmentOf(ctx), endUserOf(ctx), input, originOf(ctx), clientMetaOf(ctx));
       return { signIn: { ...toSignIn(r.tokens, r.user), mfaToken: r.mfaToken ?? "" } };
     },

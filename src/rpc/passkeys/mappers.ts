@@ -17,21 +17,11 @@ function present<T>(m: T | undefined): T {
   return m;
 }
 
-/** The client's PasskeyRegisterRequest as the WebAuthn JSON the verifier reads (it spells clientDataJson). */
-export function registrationOf(m: PasskeyRegistration | undefined): RegistrationResponseJSON {
-  const c = present(m);
-  const r = present(c.response);
-  return {
-    id: c.id,
-    rawId: c.rawId,
-    type: "public-key",
-    clientExtensionResults: {},
-    response: { clientDataJSON: r.clientDataJson, attestationObject: r.attestationObject, transports: r.transports as never },
-  };
-}
-
-/** The client's PasskeyRegisterVerifyRequest (an MFA device's attestation) as WebAuthn JSON. */
-export function mfaAttestationOf(m: MfaAttestation | undefined): RegistrationResponseJSON {
+/**
+ * An attestation as the client sends it (a passkey's PasskeyRegisterRequest or an MFA device's
+ * PasskeyRegisterVerifyRequest: the same fields, spelled clientDataJson) as the WebAuthn JSON the verifier reads.
+ */
+export function attestationOf(m: PasskeyRegistration | MfaAttestation | undefined): RegistrationResponseJSON {
   const c = present(m);
   const r = present(c.response);
   return {
