@@ -49,6 +49,19 @@ export interface Config {
   sdkRateLimits: SdkRateLimits;
   /** Sign-in with an external identity provider's JWT and with a decentralized-social account. */
   externalSignIn: ExternalSignInSettings;
+  /** Where key-share backups go besides the service itself (src/adapters/cloud-drive.ts, src/domain/waas/backup-vault.ts). */
+  backups: BackupSettings;
+}
+
+export interface BackupSettings {
+  /**
+   * SIGIL_BACKUP_SEALING_KEYS ("id:base64key,...", like SIGIL_SEALING_KEYS): the keys that seal the backups
+   * the service keeps itself, separate from the sealing keys so that one leaked key does not open both a
+   * server share and its backup. Unset: generated once into <dataDir>/backup-sealing.key.
+   */
+  sealingKeys: { id: string; key: Buffer }[];
+  /** SIGIL_CLOUD_DRIVE_URL (default https://www.googleapis.com): base URL of the cloud drive's REST API. */
+  cloudDriveUrl: string;
 }
 
 export interface ExternalSignInSettings {
@@ -275,24 +288,25 @@ function int(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
 
 /**
  * SIGIL_SEALING_KEYS is "id:base64key,id2:base64key" (32-byte keys). Without it, a key is generated once and
- * kept in <dataDir>/sealing.key so an embedded install survives restarts; production must set it.
+ * kept in <dataDir>/sealing.key so an embedded install survives restarts; production must set it. The backup
+ * sealing keys (SIGIL_BACKUP_SEALING_KEYS, <dataDir>/backup-sealing.key) are read the same way.
  */
-function sealingKeys(env: NodeJS.ProcessEnv, dataDir: string): { id: string; key: Buffer }[] {
-  const raw = env.SIGIL_SEALING_KEYS;
+function sealingKeys(env: NodeJS.ProcessEnv, dataDir: string, name = "SIGIL_SEALING_KEYS", fileName = "sealing.key"): { id: string; key: Buffer }[] {
+  const raw = env[name];
   if (raw) {
     return raw.split(",").map((entry) => {
       const [id, b64] = entry.split(":");
       const key = Buffer.from(b64 ?? "", "base64");
-      if (!id || key.length !== 32) throw new Error("SIGIL_SEALING_KEYS entries must be id:<base64 of 32 bytes>");
+      if (!id || key.length !== 32) throw new Error(`${name} entries must be id:<base64 of 32 bytes>`);
       return { id, key };
     });
   }
-  const file = path.join(dataDir, "sealing.key");
+  const file = path.join(dataDir, fileName);
   if (!existsSync(file)) {
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(file, `k1:${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
   }
-  return sealingKeys({ SIGIL_SEALING_KEYS: readFileSync(file, "utf8").trim() }, dataDir);
+  return sealingKeys({ [name]: readFileSync(file, "utf8").trim() }, dataDir, name, fileName);
 }
 
 export interface VerificationSettings {
@@ -379,6 +393,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jwksCooldownMs: int("SIGIL_EXTERNAL_JWKS_COOLDOWN_MS", DEFAULT_EXTERNAL_SIGN_IN_SETTINGS.jwksCooldownMs, env),
       jwksMaxAgeMs: int("SIGIL_EXTERNAL_JWKS_MAX_AGE_MS", DEFAULT_EXTERNAL_SIGN_IN_SETTINGS.jwksMaxAgeMs, env),
       socialHubUrl: httpUrl("SIGIL_SOCIAL_HUB_URL", env),
+    },
+    backups: {
+      sealingKeys: sealingKeys(env, dataDir, "SIGIL_BACKUP_SEALING_KEYS", "backup-sealing.key"),
+      cloudDriveUrl: httpUrl("SIGIL_CLOUD_DRIVE_URL", env) ?? "https://www.googleapis.com",
     },
   };
   config.webhooks.protectedPorts = ownPorts(config);

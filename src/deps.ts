@@ -35,6 +35,7 @@ export function buildDeps(parts: DepsParts): Deps {
     store,
     flows,
     sealer,
+    backupSealer: createSealer(config.backups.sealingKeys),
     log,
     sessionKeys,
     sessionVerifier: new SessionVerifier(sessionKeys),

@@ -6,6 +6,7 @@ import { buildDeps } from "./deps.js";
 import { startEmbeddedPostgres } from "./infra/embedded-postgres.js";
 import { supervise } from "./infra/supervisor.js";
 import { startTemporalDevServer, TemporalStartError } from "./infra/temporal-dev-server.js";
+import { registerSearchAttributes } from "./temporal/search-attributes.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createDispatcher } from "./outbox/dispatcher.js";
 import { createLogger, type Logger } from "./log.js";
@@ -107,6 +108,12 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
     const { address: temporalAddress, uiUrl: temporalUiUrl } = await temporal;
     const client = await connectTemporalClient(temporalAddress, config.temporalNamespace);
     stops.push(() => client.connection.close());
+    // Workflows set Sigil's search attributes, which a namespace must know first: the embedded dev server is
+    // started with them; an external cluster gets those it lacks (or an operator adds them by hand).
+    if (config.temporalAddress)
+      await registerSearchAttributes(client.connection, config.temporalNamespace).catch((err) =>
+        log.warn("could not register the workflows' search attributes; add them with `temporal operator search-attribute create`", { error: String(err) }),
+      );
     const engine = createEngineMonitor(client, temporalAddress, log);
     stops.push(async () => engine.stop());
 

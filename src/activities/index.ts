@@ -1,6 +1,7 @@
 import type { Deps } from "../domain/deps.js";
 import { createExportActivities } from "./exports.js";
 import { createWalletActivities } from "./wallets.js";
+import { createWaasActivities } from "./waas.js";
 import { createWebhookActivities } from "./webhooks.js";
 
 /** What activities are handed: the process's Deps (src/deps.ts) less the flows, which only start work. */
@@ -11,6 +12,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createWalletActivities(deps),
     ...createExportActivities(deps),
+    ...createWaasActivities({ db: deps.db, sealer: deps.sealer }),
     ...createWebhookActivities({ db: deps.db, store: deps.store, sealer: deps.sealer, webhooks: deps.config.webhooks, log: deps.log }),
   };
 }

@@ -34,6 +34,8 @@ export interface Deps {
   db: Database;
   store: EphemeralStore;
   sealer: Sealer;
+  /** Seals the key-share backups the service keeps itself, under keys of their own (src/domain/waas/backup-vault.ts). */
+  backupSealer: Sealer;
   flows: Flows;
   log: Logger;
   /** This process's imported copy of the environments' session signing keys (src/domain/sessions/keyring.ts). */

@@ -5,6 +5,7 @@ import { Connection } from "@temporalio/client";
 import { startManagedProcess } from "./managed-process.js";
 import { assertPortFree } from "./ports.js";
 import { findTemporalCli, installTemporalCli, installTemporalCliHint, isGoAvailable } from "./temporal-cli.js";
+import { devServerSearchAttributeFlags } from "../temporal/search-attributes.js";
 
 export { findTemporalCli } from "./temporal-cli.js";
 
@@ -111,6 +112,8 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   if (opts.headless) args.push("--headless");
   // "default" always exists; naming it again is harmless and keeps one code path.
   args.push("--namespace", namespace, "--log-level", "warn");
+  // The workflows' custom search attributes (src/temporal/search-attributes.ts), for filtering in the UI.
+  args.push(...devServerSearchAttributeFlags());
 
   const server = startManagedProcess(cli, args, { log });
   const address = `${host}:${opts.port}`;

@@ -1,4 +1,11 @@
-import { WorkflowExecutionAlreadyStartedError, type Client, type Workflow } from "@temporalio/client";
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+  type UpdateDefinition,
+  type Workflow,
+  type WorkflowStartOptions,
+} from "@temporalio/client";
 import { wakeSignal } from "../workflows/actor.js";
 
 /**
@@ -16,6 +23,32 @@ export interface ActorAddress<W extends Workflow> {
   taskQueue: string;
   args: Parameters<W>;
   staticSummary?: string;
+}
+
+/**
+ * Runs an Update on the actor and returns its result, starting the actor when it is not running
+ * (Update-with-Start: the running one is used, a finished one is started again). `updateId` makes the call
+ * idempotent within a run: the same id reaches the same Update rather than a second one.
+ */
+export async function updateActor<W extends Workflow, Ret, Args extends unknown[]>(
+  client: Client,
+  a: ActorAddress<W> & { typedSearchAttributes?: WorkflowStartOptions<W>["typedSearchAttributes"]; memo?: Record<string, unknown> },
+  update: UpdateDefinition<Ret, Args>,
+  args: Args,
+  updateId?: string,
+): Promise<Ret> {
+  const start = new WithStartWorkflowOperation(a.workflow, {
+    workflowId: a.workflowId,
+    taskQueue: a.taskQueue,
+    args: a.args,
+    workflowIdConflictPolicy: "USE_EXISTING",
+    workflowIdReusePolicy: "ALLOW_DUPLICATE",
+    ...(a.staticSummary ? { staticSummary: a.staticSummary } : {}),
+    ...(a.typedSearchAttributes ? { typedSearchAttributes: a.typedSearchAttributes } : {}),
+    ...(a.memo ? { memo: a.memo } : {}),
+    // Generic over W, as in wakeActor: the SDK cannot relate Parameters<W> to its own argument type.
+  } as unknown as WorkflowStartOptions<W> & { workflowIdConflictPolicy: "USE_EXISTING" });
+  return client.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation: start, ...(updateId ? { updateId } : {}) });
 }
 
 /** Wakes the actor, starting it when it is not running. */

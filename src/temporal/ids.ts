@@ -16,6 +16,10 @@ export function taskQueues(configured: string) {
 export const workflowIds = {
   walletRecovery: (environmentId: string, userId: string) => `wallet-recovery/${environmentId}/${userId}`,
   export: (exportId: string) => `export/${exportId}`,
+  /** The actor owning a WaaS wallet's key-share lifecycle (issue 14): every operation is an Update on it. */
+  waasWallet: (walletId: string) => actorId("waas-wallet", walletId),
+  /** One export of a wallet's key (issue 14); `exportId` names the request, so a retried one is found again. */
+  walletExport: (walletId: string, exportId: string) => `wallet-export/${walletId}/${exportId}`,
   /** The actor delivering an endpoint's messages (issue 11; src/temporal/actor.ts). */
   webhookEndpoint: (webhookId: string) => actorId("webhook-endpoint", webhookId),
   /**

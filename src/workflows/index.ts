@@ -4,3 +4,5 @@ export { exportUsersWorkflow } from "./export-users.js";
 // Redeliveries, and original deliveries started before the endpoint actors (issue 11), which still finish.
 export { webhookDeliveryWorkflow } from "./webhook-delivery.js";
 export { webhookEndpointWorkflow } from "./webhook-endpoint.js";
+// The actor of one WaaS wallet's key shares (issue 14).
+export { waasWalletWorkflow } from "./waas-wallet.js";

@@ -97,6 +97,9 @@ describe("startTemporalDevServer", () => {
         const client = new Client({ connection, namespace: "sigil-test" });
         const description = await client.workflow.getHandle(workflowId).describe();
         expect(description.status.name).toBe("RUNNING");
+        // Registered at every start, also on a database that has them already (src/temporal/search-attributes.ts).
+        const attributes = await connection.operatorService.listSearchAttributes({ namespace: "sigil-test" });
+        expect(Object.keys(attributes.customAttributes ?? {})).toEqual(expect.arrayContaining(["SigilEnvironmentId", "SigilUserId", "SigilOperation"]));
       } finally {
         await connection.close();
       }

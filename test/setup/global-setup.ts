@@ -1,8 +1,10 @@
 import { execFileSync } from "node:child_process";
+import { Connection } from "@temporalio/client";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
 import { findFreePort } from "../../src/infra/ports.js";
 import { startTemporalDevServer } from "../../src/infra/temporal-dev-server.js";
+import { registerSearchAttributes } from "../../src/temporal/search-attributes.js";
 import "./provided-context.js";
 import { startTestRedis } from "./redis-server.js";
 import { createTemplateDatabase, createTestDatabase, dropRunDatabases, startTestPostgres } from "./test-database.js";
@@ -83,7 +85,16 @@ async function provideRedis(): Promise<{ url: string; stop: Stop }> {
 }
 
 async function provideTemporal(): Promise<{ url: string; stop: Stop }> {
-  if (process.env.TEMPORAL_ADDRESS) return { url: process.env.TEMPORAL_ADDRESS, stop: async () => undefined };
+  if (process.env.TEMPORAL_ADDRESS) {
+    // A server started elsewhere may not know Sigil's custom search attributes yet: register what it lacks.
+    const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS });
+    try {
+      await registerSearchAttributes(connection, "default");
+    } finally {
+      await connection.close();
+    }
+    return { url: process.env.TEMPORAL_ADDRESS, stop: async () => undefined };
+  }
   // Builds the CLI with Go when it is missing (progress goes to stderr), else fails naming how to install it.
   const temporal = await startTemporalDevServer({ port: await findFreePort(), headless: true, log: quiet });
   say(`temporal: dev server at ${temporal.address}`);

@@ -70,6 +70,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     corsOriginCacheMs: 5000,
     verifications: DEFAULT_VERIFICATION_SETTINGS,
     externalSignIn: DEFAULT_EXTERNAL_SIGN_IN_SETTINGS,
+    // A backup key of its own, as in production; no cloud drive unless a test starts its peer (port 9: discard).
+    backups: { sealingKeys: [{ id: "backup-test", key: randomBytes(32) }], cloudDriveUrl: "http://127.0.0.1:9" },
     // Every test calls from 127.0.0.1; the SDK limits are tested on their own (test/e2e/sdk-rate-limits.test.ts).
     sdkRateLimits: { perAddressPer10s: 0, signInPerAddressPerMinute: 0 },
     ...overrides,

@@ -35,7 +35,13 @@ const RESOURCES: Record<string, { what: string; actions: Record<string, string> 
   embedded_wallet: { what: "an embedded wallet", actions: { pregenerated: "pregenerated for an identifier", claimed: "claimed by its user" } },
   waas_wallet: {
     what: "a WaaS wallet",
-    actions: { created: "created", message_signed: "used to sign a message", delegated_access_revoked: "no longer delegated" },
+    actions: {
+      created: "created",
+      message_signed: "used to sign a message",
+      delegated_access_revoked: "no longer delegated",
+      // data.encryptedDelegatedShare: the share as a HYBRID-RSA-AES-256 envelope (src/domain/waas/delegated-share.ts).
+      delegated_share: "delegated: a key share was encrypted to the environment's delegated-access key",
+    },
   },
   verified_credential: { what: "a verified credential", actions: { created: "attached to a user", deleted: "removed by its user" } },
   provider: {

@@ -63,6 +63,8 @@ export interface PinnedResponse {
 export interface PinnedClient {
   /** POSTs to the URL; throws (code DESTINATION_REFUSED) when the policy refuses it, nothing sent. */
   post(init: { headers: Record<string, string>; body: string; signal: AbortSignal; maxBytes: number }): Promise<PinnedResponse>;
+  /** GETs the URL under the same rules (a backup fetched back from a customer's URL). */
+  get(init: { headers: Record<string, string>; signal: AbortSignal; maxBytes: number }): Promise<PinnedResponse>;
   /** Closes the connections once the requests in flight are done. */
   close(): Promise<void>;
 }
@@ -76,19 +78,21 @@ export interface PinnedClient {
 export function pinnedClient(url: string, rules: DestinationRules, connections = 1): PinnedClient {
   const literal = literalCheck(url, rules);
   const dispatcher = new Agent({ connect: { lookup: checkedLookup(url, rules) }, connections, pipelining: 1 });
+  const send = async (method: "POST" | "GET", init: { headers: Record<string, string>; body?: string; signal: AbortSignal; maxBytes: number }) => {
+    if (literal) {
+      const d = await literal;
+      if (!d.ok) throw refused(d.reason);
+    }
+    // undici's request(), not fetch(): the same dispatcher and connections without the WHATWG Request,
+    // Response and stream objects, which were a fifth of the worker's CPU per attempt (docs/benchmarks.md).
+    const res = await request(url, { method, headers: init.headers, body: init.body, signal: init.signal, dispatcher });
+    const excerpt = await readExcerpt(res.body, init.maxBytes).catch(() => null);
+    const retryAfter = res.headers["retry-after"];
+    return { status: res.statusCode, retryAfter: (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) ?? null, excerpt };
+  };
   return {
-    async post(init) {
-      if (literal) {
-        const d = await literal;
-        if (!d.ok) throw refused(d.reason);
-      }
-      // undici's request(), not fetch(): the same dispatcher and connections without the WHATWG Request,
-      // Response and stream objects, which were a fifth of the worker's CPU per attempt (docs/benchmarks.md).
-      const res = await request(url, { method: "POST", headers: init.headers, body: init.body, signal: init.signal, dispatcher });
-      const excerpt = await readExcerpt(res.body, init.maxBytes).catch(() => null);
-      const retryAfter = res.headers["retry-after"];
-      return { status: res.statusCode, retryAfter: (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter) ?? null, excerpt };
-    },
+    post: (init) => send("POST", init),
+    get: (init) => send("GET", init),
     close: () => dispatcher.close().catch(() => {}),
   };
 }

@@ -1,0 +1,94 @@
+import type { IField } from "@noble/curves/abstract/modular.js";
+import { getMinHashLength, mapHashToField } from "@noble/curves/abstract/modular.js";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { bytesToHex, hexToBytes, randomBytes } from "@noble/curves/utils.js";
+
+/**
+ * The prime-order group of each threshold curve, behind one small interface so that Shamir, Feldman and
+ * Lagrange are written once. Scalars travel as the curve's canonical encoding (`Fn.toBytes`): big-endian
+ * for secp256k1, little-endian for ed25519 (RFC 8032, and what noble's FROST ciphersuites expect), so a
+ * share's bytes are exactly a FROST signing share.
+ */
+export type ThresholdCurve = "secp256k1" | "ed25519";
+
+/** The operations Shamir/Feldman need, shared by noble's Weierstrass and Edwards points. */
+export interface GroupPoint {
+  add(other: GroupPoint): GroupPoint;
+  /** Constant-time: for secret scalars. */
+  multiply(k: bigint): GroupPoint;
+  /** Variable-time: public scalars only (indexes, commitments). */
+  multiplyUnsafe(k: bigint): GroupPoint;
+  equals(other: GroupPoint): boolean;
+}
+
+export interface Group {
+  curve: ThresholdCurve;
+  Fn: IField<bigint>;
+  base: GroupPoint;
+  /** Decodes a commitment or public key; throws on anything not a valid non-identity prime-order point. */
+  parsePoint(hex: string): GroupPoint;
+  /** Compressed SEC1 (33 bytes) for secp256k1, RFC 8032 (32 bytes) for ed25519. */
+  encodePoint(p: GroupPoint): string;
+}
+
+function makeGroup(curve: ThresholdCurve): Group {
+  // Both noble point classes have these methods; the casts only unify their nominal types.
+  const Point = (curve === "secp256k1" ? secp256k1.Point : ed25519.Point) as unknown as {
+    BASE: GroupPoint;
+    Fn: IField<bigint>;
+    fromBytes(b: Uint8Array): GroupPoint & { assertValidity(): void; is0(): boolean; isTorsionFree(): boolean };
+  };
+  // Decoding checks subgroup membership, a full scalar multiplication on ed25519; the same commitments are
+  // decoded at every step of a signing, so decoded points are kept (public data only, bounded).
+  const parsed = new Map<string, GroupPoint>();
+  return {
+    curve,
+    Fn: Point.Fn,
+    base: Point.BASE,
+    parsePoint(hex) {
+      const known = parsed.get(hex);
+      if (known) return known;
+      const bytes = hexToBytes(hex);
+      if (bytes.length !== (curve === "secp256k1" ? 33 : 32)) throw new Error("bad point length");
+      const p = Point.fromBytes(bytes);
+      p.assertValidity();
+      // The identity and (ed25519) small-order points would make a commitment or key meaningless.
+      if (p.is0() || !p.isTorsionFree()) throw new Error("bad point: identity or not in the prime-order subgroup");
+      if (parsed.size >= 4096) parsed.clear();
+      parsed.set(hex, p);
+      return p;
+    },
+    encodePoint(p) {
+      const bytes = (p as unknown as { toBytes(compressed?: boolean): Uint8Array }).toBytes(true);
+      return bytesToHex(bytes);
+    },
+  };
+}
+
+const groups: Record<ThresholdCurve, Group> = { secp256k1: makeGroup("secp256k1"), ed25519: makeGroup("ed25519") };
+
+export function groupOf(curve: ThresholdCurve): Group {
+  const g = groups[curve];
+  if (!g) throw new Error(`unknown curve ${String(curve)}`);
+  return g;
+}
+
+/**
+ * A uniformly random non-zero scalar from noble's CSPRNG (crypto.getRandomValues): 48 random bytes reduced
+ * into [1, n-1] (FIPS 186-5 A.4.1), so the bias is negligible.
+ */
+export function randomScalar(g: Group): bigint {
+  const bytes = mapHashToField(randomBytes(getMinHashLength(g.Fn.ORDER)), g.Fn.ORDER, g.Fn.isLE);
+  const k = g.Fn.fromBytes(bytes);
+  bytes.fill(0);
+  return k;
+}
+
+/** Decodes a canonical 32-byte scalar from hex; throws if malformed or out of range. */
+export function parseScalar(g: Group, hex: string): bigint {
+  if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error("scalar must be 32 bytes of hex");
+  return g.Fn.fromBytes(hexToBytes(hex));
+}
+
+export const scalarHex = (g: Group, k: bigint) => bytesToHex(g.Fn.toBytes(k));

@@ -1,0 +1,188 @@
+import type { Queryable } from "../db.js";
+
+/**
+ * Share sets of threshold WaaS wallets (migration 031): one row per epoch of a wallet's key, and one row per
+ * holder's share. Every function is scoped by environment. The shares' secret columns are only read by
+ * `shareSetWithShares` (the signing and refresh activities); listings never carry them.
+ */
+
+export type ShareSetStatus = "pending" | "current" | "retired";
+
+export interface ShareSetRecord {
+  id: string;
+  environmentId: string;
+  walletId: string;
+  epoch: number;
+  operationId: string;
+  curve: string;
+  threshold: number;
+  holders: number;
+  commitments: string[];
+  status: ShareSetStatus;
+  createdAt: Date;
+  currentAt: Date | null;
+  retiredAt: Date | null;
+}
+
+/** A holder's share as stored: the server's sealed, any other holder's encrypted to that holder. */
+export interface StoredShare {
+  holderIndex: number;
+  shareSealed: string | null;
+  encryptedForHolder: string | null;
+  destroyedAt: Date | null;
+}
+
+const SET_COLUMNS = `id, environment_id, wallet_id, epoch, operation_id, curve, threshold, holders, commitments, status,
+  created_at, current_at, retired_at`;
+
+/**
+ * Inserts a pending set with the wallet's next epoch, with its shares, unless the operation already wrote
+ * one (then that one is returned, `created` false: a retried activity finds what it did). The wallet row is
+ * locked so that two inserts for one wallet take epochs one after the other.
+ */
+export async function insertPendingSet(
+  q: Queryable,
+  environmentId: string,
+  set: {
+    id: string;
+    walletId: string;
+    operationId: string;
+    curve: string;
+    threshold: number;
+    holders: number;
+    commitments: string[];
+    /** Sealed by the caller with the set id + index as associated data (hence the id is chosen by the caller). */
+    shares: { holderIndex: number; shareSealed?: string; encryptedForHolder?: string }[];
+  },
+): Promise<{ set: ShareSetRecord; created: boolean }> {
+  return q.tx(async (t) => {
+    const wallet = await t.oneOrNone("SELECT 1 FROM waas_wallets WHERE environment_id = $1 AND id = $2 FOR UPDATE", [environmentId, set.walletId]);
+    if (!wallet) throw new Error(`insertPendingSet: no wallet ${set.walletId} in environment ${environmentId}`);
+    const existing = await findSetByOperation(t, environmentId, set.walletId, set.operationId);
+    if (existing) return { set: existing, created: false };
+    const row = await t.one(
+      `INSERT INTO waas_share_sets (id, environment_id, wallet_id, epoch, operation_id, curve, threshold, holders, commitments)
+       VALUES ($1, $2, $3, (SELECT coalesce(max(epoch), 0) + 1 FROM waas_share_sets WHERE wallet_id = $3), $4, $5, $6, $7, $8::jsonb)
+       RETURNING ${SET_COLUMNS}`,
+      [set.id, environmentId, set.walletId, set.operationId, set.curve, set.threshold, set.holders, JSON.stringify(set.commitments)],
+    );
+    for (const s of set.shares) {
+      await t.none(
+        `INSERT INTO waas_share_set_shares (share_set_id, environment_id, holder_index, share_sealed, encrypted_for_holder)
+         VALUES ($1, $2, $3, $4, $5)`,
+        [set.id, environmentId, s.holderIndex, s.shareSealed ?? null, s.encryptedForHolder ?? null],
+      );
+    }
+    return { set: toSet(row), created: true };
+  });
+}
+
+export async function findSetByOperation(q: Queryable, environmentId: string, walletId: string, operationId: string): Promise<ShareSetRecord | null> {
+  const row = await q.oneOrNone(
+    `SELECT ${SET_COLUMNS} FROM waas_share_sets WHERE environment_id = $1 AND wallet_id = $2 AND operation_id = $3`,
+    [environmentId, walletId, operationId],
+  );
+  return row ? toSet(row) : null;
+}
+
+/**
+ * In one transaction: every other current or pending set of the wallet becomes retired (a pending one was
+ * abandoned by an operation that never finished), then this set becomes current. Idempotent: promoting the
+ * current set again changes nothing. Returns the ids of the sets this call retired (their shares are then
+ * destroyed with destroyRetiredShares). A retired set is never promoted again (false: nothing changed).
+ */
+export async function promoteSet(
+  q: Queryable,
+  environmentId: string,
+  walletId: string,
+  setId: string,
+): Promise<{ promoted: boolean; retiredSetIds: string[] }> {
+  return q.tx(async (t) => {
+    // One promotion per wallet at a time (as insertPendingSet): two concurrent ones would otherwise each
+    // lock their own set and then wait for the other's.
+    await t.oneOrNone("SELECT 1 FROM waas_wallets WHERE environment_id = $1 AND id = $2 FOR UPDATE", [environmentId, walletId]);
+    const target = await t.oneOrNone<{ status: ShareSetStatus }>(
+      "SELECT status FROM waas_share_sets WHERE environment_id = $1 AND wallet_id = $2 AND id = $3 FOR UPDATE",
+      [environmentId, walletId, setId],
+    );
+    if (!target || target.status === "retired") return { promoted: false, retiredSetIds: [] };
+    if (target.status === "current") return { promoted: true, retiredSetIds: [] };
+    // Retire first: the partial unique index allows one current set per wallet at every statement.
+    const retired = await t.map(
+      `UPDATE waas_share_sets SET status = 'retired', retired_at = now()
+       WHERE environment_id = $1 AND wallet_id = $2 AND id <> $3 AND status IN ('current', 'pending')
+       RETURNING id`,
+      [environmentId, walletId, setId],
+      (r) => r.id as string,
+    );
+    await t.none("UPDATE waas_share_sets SET status = 'current', current_at = now() WHERE id = $1", [setId]);
+    return { promoted: true, retiredSetIds: retired };
+  });
+}
+
+/**
+ * Destroys the shares of the wallet's retired sets: the secret columns are cleared (Postgres keeps the old
+ * row version until vacuum; the sealing key still protects it) and destroyed_at is stamped. Idempotent;
+ * returns how many shares it destroyed.
+ */
+export async function destroyRetiredShares(q: Queryable, environmentId: string, walletId: string): Promise<number> {
+  const r = await q.result(
+    `UPDATE waas_share_set_shares sh SET share_sealed = NULL, encrypted_for_holder = NULL, destroyed_at = now()
+     FROM waas_share_sets s
+     WHERE s.id = sh.share_set_id AND s.environment_id = $1 AND s.wallet_id = $2 AND s.status = 'retired'
+       AND sh.environment_id = $1 AND sh.destroyed_at IS NULL`,
+    [environmentId, walletId],
+  );
+  return r.rowCount;
+}
+
+/** The wallet's current set (null before its first set is promoted). */
+export async function currentSet(q: Queryable, environmentId: string, walletId: string): Promise<ShareSetRecord | null> {
+  const row = await q.oneOrNone(
+    `SELECT ${SET_COLUMNS} FROM waas_share_sets WHERE environment_id = $1 AND wallet_id = $2 AND status = 'current'`,
+    [environmentId, walletId],
+  );
+  return row ? toSet(row) : null;
+}
+
+/** Every set of the wallet by epoch (operators, tests: the invariant "exactly one current"). */
+export async function listSets(q: Queryable, environmentId: string, walletId: string): Promise<ShareSetRecord[]> {
+  const rows = await q.any(`SELECT ${SET_COLUMNS} FROM waas_share_sets WHERE environment_id = $1 AND wallet_id = $2 ORDER BY epoch`, [
+    environmentId,
+    walletId,
+  ]);
+  return rows.map(toSet);
+}
+
+/** A set's stored shares, secret columns included (none when the set is not this environment's). */
+export async function setShares(q: Queryable, environmentId: string, setId: string): Promise<StoredShare[]> {
+  const rows = await q.any(
+    `SELECT holder_index, share_sealed, encrypted_for_holder, destroyed_at FROM waas_share_set_shares
+     WHERE environment_id = $1 AND share_set_id = $2 ORDER BY holder_index`,
+    [environmentId, setId],
+  );
+  return rows.map((r) => ({
+    holderIndex: r.holder_index as number,
+    shareSealed: r.share_sealed as string | null,
+    encryptedForHolder: r.encrypted_for_holder as string | null,
+    destroyedAt: r.destroyed_at as Date | null,
+  }));
+}
+
+function toSet(r: Record<string, unknown>): ShareSetRecord {
+  return {
+    id: r.id as string,
+    environmentId: r.environment_id as string,
+    walletId: r.wallet_id as string,
+    epoch: r.epoch as number,
+    operationId: r.operation_id as string,
+    curve: r.curve as string,
+    threshold: r.threshold as number,
+    holders: r.holders as number,
+    commitments: r.commitments as string[],
+    status: r.status as ShareSetStatus,
+    createdAt: r.created_at as Date,
+    currentAt: r.current_at as Date | null,
+    retiredAt: r.retired_at as Date | null,
+  };
+}
