@@ -108,10 +108,10 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
     const { address: temporalAddress, uiUrl: temporalUiUrl } = await temporal;
     const client = await connectTemporalClient(temporalAddress, config.temporalNamespace);
     stops.push(() => client.connection.close());
-    // Workflows set Sigil's search attributes, which a namespace must know first: the embedded dev server is
-    // started with them; an external cluster gets those it lacks (or an operator adds them by hand).
-    if (config.temporalAddress)
-      await registerSearchAttributes(client.connection, config.temporalNamespace).catch((err) =>
+    // Workflows set Sigil's search attributes, which a namespace must know first. The dev server's
+    // --search-attribute flags only take on a new database (not on the data dir of an earlier start), and an
+    // external cluster may lack them: the namespace gets those it lacks here (or an operator adds them).
+    await registerSearchAttributes(client.connection, config.temporalNamespace).catch((err) =>
         log.warn("could not register the workflows' search attributes; add them with `temporal operator search-attribute create`", { error: String(err) }),
       );
     const engine = createEngineMonitor(client, temporalAddress, log);
