@@ -15,7 +15,7 @@ import type { Sealer } from "../crypto/seal.js";
 import { signDigestWithShares } from "../crypto/threshold/ecdsa.js";
 import { addressOf, newWalletSecret } from "../crypto/threshold/keys.js";
 import { SCHEMES, groupPublicKey, refreshShares, splitSecret, type KeyShare, type ShareSetPublic, type ThresholdCurve } from "../crypto/threshold/shares.js";
-import { decryptForHolder, encryptForHolder, parseHolderKey } from "../domain/waas/holder-share.js";
+import { decryptForHolder, encryptForHolder, openHolderKey } from "../domain/waas/holder-share.js";
 import type { HolderKey, HolderShareInput, ShareSetView, WaasChain, WaasScheme } from "../domain/waas/share-operations.js";
 import { DomainError, conflict, notFound, unprocessable } from "../errors.js";
 
@@ -74,7 +74,7 @@ export function createWaasActivities(deps: WaasActivityDeps) {
           const existing = await t.oneOrNone("SELECT 1 FROM waas_wallets WHERE id = $1", [input.walletId]);
           if (existing) throw conflict("wallet_exists", "the wallet already has a key");
           const { threshold, holders } = SCHEMES[input.scheme];
-          const keys = holderKeysFor(input.holderKeys, threshold, holders);
+          const keys = holderKeysFor(deps.sealer, input.walletId, input.holderKeys, threshold, holders);
           const curve = CURVES[input.chain];
           const secret = newWalletSecret(curve);
           let split: { public: ShareSetPublic; shares: KeyShare[] };
@@ -104,7 +104,7 @@ export function createWaasActivities(deps: WaasActivityDeps) {
           if (done) return view(t, input.environmentId, done);
           const cur = await currentSet(t, input.environmentId, input.walletId);
           if (!cur) throw notFound("wallet");
-          const keys = holderKeysFor(input.holders, cur.threshold, cur.holders);
+          const keys = holderKeysFor(deps.sealer, input.walletId, input.holders, cur.threshold, cur.holders);
           const shares = await openShares(t, deps.sealer, cur, input.holders, cur.holders);
           const refreshed = refreshShares(publicOf(cur), shares);
           const set = await writePendingSet(t, deps.sealer, input.environmentId, input.walletId, input.operationId, refreshed, keys);
@@ -161,13 +161,13 @@ async function failFast<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** One key per holder but the server, for exactly the scheme's holders. */
-function holderKeysFor(given: HolderKey[], threshold: number, holders: number): Map<number, Buffer> {
+function holderKeysFor(sealer: Sealer, walletId: string, given: HolderKey[], threshold: number, holders: number): Map<number, Buffer> {
   const keys = new Map<number, Buffer>();
   for (const h of given) {
     if (!Number.isInteger(h.holderIndex) || h.holderIndex <= SERVER_HOLDER_INDEX || h.holderIndex > holders || keys.has(h.holderIndex)) {
       throw unprocessable("invalid_holder", `holder ${h.holderIndex} is not a holder of this ${threshold}-of-${holders} scheme`);
     }
-    keys.set(h.holderIndex, parseHolderKey(h.key));
+    keys.set(h.holderIndex, openHolderKey(sealer, walletId, h.holderIndex, h.sealedKey));
   }
   if (keys.size !== holders - 1) throw unprocessable("missing_holder_key", `every holder but the server needs a key (${holders - 1})`);
   return keys;
@@ -211,7 +211,7 @@ async function openShares(q: Queryable, sealer: Sealer, set: ShareSetRecord, hol
     if (h.holderIndex === SERVER_HOLDER_INDEX || shares.some((s) => s.index === h.holderIndex)) {
       throw unprocessable("invalid_holder", `holder ${h.holderIndex} cannot be given here`);
     }
-    shares.push({ index: h.holderIndex, value: decryptForHolder(parseHolderKey(h.key), set.id, h.holderIndex, h.encryptedShare) });
+    shares.push({ index: h.holderIndex, value: decryptForHolder(openHolderKey(sealer, set.walletId, h.holderIndex, h.sealedKey), set.id, h.holderIndex, h.encryptedShare) });
   }
   if (shares.length < needed) throw unprocessable("not_enough_key_shares", `${needed} shares are needed, ${shares.length} were given`);
   return shares;

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { base64urlnopad } from "@scure/base";
 import { verifyShare, type ShareSetPublic } from "../../src/crypto/threshold/shares.js";
 import type { HolderShareInput, ShareSetView } from "../../src/domain/waas/share-operations.js";
-import { decryptForHolder } from "../../src/domain/waas/holder-share.js";
+import type { Sealer } from "../../src/crypto/seal.js";
+import { decryptForHolder, sealHolderKey } from "../../src/domain/waas/holder-share.js";
 
 /**
  * Plays a holder other than the server (the user's device, a backup): it owns a key, keeps the share the
@@ -13,7 +14,16 @@ export class TestHolder {
   readonly key = base64urlnopad.encode(randomBytes(32));
   private share: { shareSetId: string; encryptedShare: string } | undefined;
 
-  constructor(readonly holderIndex: number) {}
+  /** `wallet`: the wallet whose operations this holder joins, and the sealer its key travels sealed with. */
+  constructor(
+    readonly holderIndex: number,
+    private readonly wallet: { walletId: string; sealer: Sealer },
+  ) {}
+
+  /** This holder's key as an operation carries it: sealed for the wallet and holder (it goes into the history). */
+  sealedKey(): string {
+    return sealHolderKey(this.wallet.sealer, this.wallet.walletId, this.holderIndex, this.key);
+  }
 
   /** Takes this holder's share out of an operation's result; throws when it does not verify. */
   receive(set: ShareSetView): void {
@@ -27,12 +37,12 @@ export class TestHolder {
 
   /** The key this holder's share is encrypted to, for creating a set. */
   keyInput() {
-    return { holderIndex: this.holderIndex, key: this.key };
+    return { holderIndex: this.holderIndex, sealedKey: this.sealedKey() };
   }
 
   /** Its current share with its key, as an operation's input. */
   shareInput(): HolderShareInput {
     if (!this.share) throw new Error(`holder ${this.holderIndex} holds no share yet`);
-    return { holderIndex: this.holderIndex, key: this.key, encryptedShare: this.share.encryptedShare };
+    return { holderIndex: this.holderIndex, sealedKey: this.sealedKey(), encryptedShare: this.share.encryptedShare };
   }
 }

@@ -28,6 +28,7 @@ import {
 } from "../../src/workflows/waas-wallet.js";
 import { migratedDatabase } from "../support/app.js";
 import { TestHolder } from "../support/waas-device.js";
+import { sealHolderKey } from "../../src/domain/waas/holder-share.js";
 import { testEnv } from "../setup/env.js";
 
 // The wallet actor against the real Temporal dev server and Postgres: a worker of its own on a private task
@@ -111,7 +112,8 @@ const walletInput = (walletId: string, policy: WaasWalletInput["policy"] = POLIC
 
 async function newWallet(scheme: "TWO_OF_TWO" | "TWO_OF_THREE" = "TWO_OF_TWO", policy?: WaasWalletInput["policy"]) {
   const walletId = randomUUID();
-  const holders = scheme === "TWO_OF_TWO" ? [new TestHolder(2)] : [new TestHolder(2), new TestHolder(3)];
+  const bind = { walletId, sealer };
+  const holders = scheme === "TWO_OF_TWO" ? [new TestHolder(2, bind)] : [new TestHolder(2, bind), new TestHolder(3, bind)];
   const wallet = walletInput(walletId, policy);
   const created: CreateShareSetUpdateResult = await runWaasWalletOperation(client, taskQueue, wallet, createShareSetUpdate, {
     chain: "EVM",
@@ -165,7 +167,7 @@ describe("createShareSet", () => {
 
   it("is idempotent by Update id: the same operation id returns the same set, a new one on an existing wallet is refused", async () => {
     const walletId = randomUUID();
-    const device = new TestHolder(2);
+    const device = new TestHolder(2, { walletId, sealer });
     const wallet = walletInput(walletId);
     const arg = { chain: "EVM" as const, scheme: "TWO_OF_TWO" as const, holderKeys: [device.keyInput()] };
     const operationId = randomUUID();
@@ -185,13 +187,13 @@ describe("createShareSet", () => {
     );
     expect(
       await failureType(
-        runWaasWalletOperation(client, taskQueue, wallet, createShareSetUpdate, { chain: "EVM", scheme: "TWO_OF_TWO", holderKeys: [{ holderIndex: 2, key: "c2hvcnQ" }] }),
+        runWaasWalletOperation(client, taskQueue, wallet, createShareSetUpdate, { chain: "EVM", scheme: "TWO_OF_TWO", holderKeys: [{ holderIndex: 2, sealedKey: sealer.seal("c2hvcnQ", `waas-holder-key:${walletId}:2`) }] }),
       ),
     ).toBe("invalid_holder_key");
     // The server's own index is not a holder the caller can name.
     expect(
       await failureType(
-        runWaasWalletOperation(client, taskQueue, wallet, createShareSetUpdate, { chain: "EVM", scheme: "TWO_OF_TWO", holderKeys: [new TestHolder(1).keyInput()] }),
+        runWaasWalletOperation(client, taskQueue, wallet, createShareSetUpdate, { chain: "EVM", scheme: "TWO_OF_TWO", holderKeys: [new TestHolder(1, { walletId, sealer }).keyInput()] }),
       ),
     ).toBe("invalid_holder");
     expect(await db.oneOrNone("SELECT 1 FROM waas_wallets WHERE id = $1", [walletId])).toBeNull();
@@ -199,6 +201,21 @@ describe("createShareSet", () => {
 });
 
 describe("refresh", () => {
+  it("writes no holder key in clear to the workflow history (keys travel sealed)", async () => {
+    const { walletId, wallet, device } = await newWallet();
+    await runWaasWalletOperation(client, taskQueue, wallet, signUpdate, { digest: digestOf("history"), holder: device.shareInput() });
+    const history = await client.workflow.getHandle(workflowIds.waasWallet(walletId)).fetchHistory();
+    const payloads: string[] = [];
+    const walk = (v: unknown): void => {
+      if (v instanceof Uint8Array) payloads.push(Buffer.from(v).toString("utf8"));
+      else if (v && typeof v === "object") for (const x of Object.values(v)) walk(x);
+    };
+    walk(history);
+    const all = payloads.join("\n");
+    expect(all).toContain(device.shareInput().encryptedShare); // the operation's input is there...
+    expect(all).not.toContain(device.key); // ...but not the key that opens it
+  });
+
   it("gives new shares of the same key: address unchanged, old set retired and destroyed, old device share useless", async () => {
     const { walletId, wallet, device, created } = await newWallet();
     const old = device.shareInput();
@@ -254,10 +271,13 @@ describe("refresh", () => {
 describe("sign", () => {
   it("refuses a wrong device key, another environment's request and a malformed digest", async () => {
     const { walletId, wallet, device, created } = await newWallet();
-    const wrongKey = { ...device.shareInput(), key: new TestHolder(2).key };
+    const wrongKey = { ...device.shareInput(), sealedKey: new TestHolder(2, { walletId, sealer }).sealedKey() };
     expect(await failureType(runWaasWalletOperation(client, taskQueue, wallet, signUpdate, { digest: digestOf("x"), holder: wrongKey }))).toBe(
       "key_share_not_decrypted",
     );
+    // The device's own key, sealed for another wallet: the seal binds it to this wallet and holder.
+    const movedKey = { ...device.shareInput(), sealedKey: sealHolderKey(sealer, randomUUID(), 2, device.key) };
+    expect(await failureType(runWaasWalletOperation(client, taskQueue, wallet, signUpdate, { digest: digestOf("x"), holder: movedKey }))).toBe("invalid_holder_key");
     const tampered = { ...device.shareInput(), encryptedShare: device.shareInput().encryptedShare.slice(0, -2) + "AA" };
     expect(await failureType(runWaasWalletOperation(client, taskQueue, wallet, signUpdate, { digest: digestOf("x"), holder: tampered }))).toBe(
       "key_share_not_decrypted",

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { base64urlnopad } from "@scure/base";
+import type { Sealer } from "../../crypto/seal.js";
 import { badRequest, unprocessable } from "../../errors.js";
 
 /**
@@ -15,7 +16,7 @@ import { badRequest, unprocessable } from "../../errors.js";
 const PREFIX = "hs1";
 
 /** A holder key as callers pass it: 32 bytes, base64url without padding. */
-export function parseHolderKey(encoded: string): Buffer {
+function parseHolderKey(encoded: string): Buffer {
   let key: Uint8Array;
   try {
     key = base64urlnopad.decode(encoded);
@@ -24,6 +25,25 @@ export function parseHolderKey(encoded: string): Buffer {
   }
   if (key.length !== 32) throw badRequest("invalid_holder_key", "a holder key is 32 bytes, base64url without padding");
   return Buffer.from(key);
+}
+
+const holderKeyAad = (walletId: string, holderIndex: number) => `waas-holder-key:${walletId}:${holderIndex}`;
+
+/** Seals a holder's key (base64url, 32 bytes) for an operation's input: it is written to the workflow history. */
+export function sealHolderKey(sealer: Sealer, walletId: string, holderIndex: number, key: string): string {
+  parseHolderKey(key);
+  return sealer.seal(key, holderKeyAad(walletId, holderIndex));
+}
+
+/** Opens a holder key sealed for this wallet and holder; anything else answers 400 invalid_holder_key. */
+export function openHolderKey(sealer: Sealer, walletId: string, holderIndex: number, sealedKey: string): Buffer {
+  let key: string;
+  try {
+    key = sealer.open(sealedKey, holderKeyAad(walletId, holderIndex));
+  } catch {
+    throw badRequest("invalid_holder_key", "the holder key was not sealed for this wallet and holder");
+  }
+  return parseHolderKey(key);
 }
 
 const associatedData = (shareSetId: string, holderIndex: number) => Buffer.from(`waas-share:${shareSetId}:${holderIndex}`, "utf8");

@@ -7,11 +7,16 @@
 export type WaasScheme = "TWO_OF_TWO" | "TWO_OF_THREE" | "THREE_OF_FIVE";
 export type WaasChain = "EVM" | "SOL";
 
-/** A holder other than the server as an operation names it: its index and the key its share is encrypted to. */
+/**
+ * A holder other than the server as an operation names it: its index and the key its share is encrypted to.
+ * An operation's input is written to the Temporal history, so the key travels sealed with the service's
+ * sealing key, bound to the wallet and holder (sealHolderKey): the history never holds a key that opens a
+ * share next to that share.
+ */
 export interface HolderKey {
   holderIndex: number;
-  /** AES-256-GCM key, 32 bytes base64url (the device protocol replaces it later). */
-  key: string;
+  /** The AES-256-GCM key (32 bytes; the device protocol replaces it later), sealed by sealHolderKey. */
+  sealedKey: string;
 }
 
 /** A share encrypted to its holder, with the key to open it (refresh and sign need the holder's share). */
