@@ -4,8 +4,8 @@ import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCloudDrive, type CloudDrive } from "../../src/adapters/cloud-drive.js";
 import { loadConfig } from "../../src/config.js";
-import { DomainError } from "../../src/errors.js";
 import { CloudDrivePeer } from "./support/cloud-drive-peer.js";
+import { failure } from "../support/domain-errors.js";
 
 let peer: CloudDrivePeer;
 let drive: CloudDrive;
@@ -19,15 +19,6 @@ afterAll(async () => {
   peer.delayMs = 0;
   await peer?.stop();
 });
-
-async function failure(p: Promise<unknown>): Promise<DomainError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(DomainError);
-  return err as DomainError;
-}
 
 describe("cloud drive adapter", () => {
   it("uploads a share into the user's app-data folder and downloads it back byte for byte", async () => {

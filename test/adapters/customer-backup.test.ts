@@ -5,8 +5,8 @@ import { checkCustomerBackupUrl, createCustomerBackup, type CustomerBackupTarget
 import { DEFAULT_WEBHOOK_SETTINGS } from "../../src/config.js";
 import { destinationRules, resolver } from "../../src/domain/webhooks/destination-policy.js";
 import { newWebhookSecret } from "../../src/domain/webhooks/secret.js";
-import { DomainError } from "../../src/errors.js";
 import { CustomerBackupPeer } from "./support/customer-backup-peer.js";
+import { failure } from "../support/domain-errors.js";
 
 const secret = newWebhookSecret();
 let peer: CustomerBackupPeer;
@@ -23,15 +23,6 @@ afterEach(() => {
 });
 
 const key = () => ({ walletId: randomUUID(), shareSetEpoch: 3, holder: 3 });
-
-async function failure(p: Promise<unknown>): Promise<DomainError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(DomainError);
-  return err as DomainError;
-}
 
 describe("customer backup URL adapter", () => {
   it("stores with a signed POST and fetches back with a signed GET, both verified by the customer's Standard Webhooks code", async () => {

@@ -16,20 +16,10 @@ import {
 } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../../src/errors.js";
 import { signDigestWithShares } from "../../src/crypto/threshold/ecdsa.js";
 import { addressOf, importedSecret, newWalletSecret } from "../../src/crypto/threshold/keys.js";
 import { SCHEMES, groupPublicKey, refreshShares, reshareSecret, splitSecret } from "../../src/crypto/threshold/shares.js";
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DomainError);
-    return (e as DomainError).code;
-  }
-  return undefined;
-}
+import { codeOf } from "../support/domain-errors.js";
 
 const digestOf = (hex: `0x${string}`) => hexToBytes(hex.slice(2));
 const HALF_N = secp256k1.Point.Fn.ORDER / 2n;

@@ -17,21 +17,12 @@ import {
   type ShareSetPublic,
   type ThresholdCurve,
 } from "../../src/crypto/threshold/shares.js";
+import { codeOf } from "../support/domain-errors.js";
 
 const suites: { suite: FrostSuite; curve: ThresholdCurve }[] = [
   { suite: "ed25519", curve: "ed25519" },
   { suite: "secp256k1-bip340", curve: "secp256k1" },
 ];
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DomainError);
-    return (e as DomainError).code;
-  }
-  return undefined;
-}
 
 /** Both rounds with the given signers, each holding only its own share; returns the aggregate signature. */
 function sign(suite: FrostSuite, pub: ShareSetPublic, signers: KeyShare[], message: Uint8Array): Uint8Array {

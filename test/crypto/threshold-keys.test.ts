@@ -5,18 +5,8 @@ import { base58 } from "@scure/base";
 import { getAddress } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../../src/errors.js";
 import { addressOf, importedSecret, newWalletSecret } from "../../src/crypto/threshold/keys.js";
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DomainError);
-    return (e as DomainError).code;
-  }
-  return undefined;
-}
+import { codeOf } from "../support/domain-errors.js";
 
 describe("wallet secrets per curve", () => {
   it("newWalletSecret: 32 distinct bytes each time, a valid scalar of the curve", () => {

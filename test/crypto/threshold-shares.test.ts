@@ -4,7 +4,6 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { bytesToHex, hexToBytes } from "@noble/curves/utils.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../../src/errors.js";
 import { addressOf, newWalletSecret } from "../../src/crypto/threshold/keys.js";
 import {
   SCHEMES,
@@ -18,21 +17,11 @@ import {
   type ShareSetPublic,
   type ThresholdCurve,
 } from "../../src/crypto/threshold/shares.js";
+import { codeOf } from "../support/domain-errors.js";
 
 const curves: ThresholdCurve[] = ["secp256k1", "ed25519"];
 const schemes = Object.entries(SCHEMES);
 const Fn = (curve: ThresholdCurve): IField<bigint> => (curve === "secp256k1" ? secp256k1.Point.Fn : ed25519.Point.Fn);
-
-/** The error code a call throws (DomainError), or undefined when it does not throw. */
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DomainError);
-    return (e as DomainError).code;
-  }
-  return undefined;
-}
 
 /** Plain Lagrange interpolation at 0 of share values, with no Feldman check: what an attacker could compute. */
 function rawInterpolate(curve: ThresholdCurve, shares: KeyShare[]): string {

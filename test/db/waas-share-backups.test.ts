@@ -6,8 +6,8 @@ import { createSealer } from "../../src/crypto/seal.js";
 import { closeDatabase, type Database } from "../../src/db/db.js";
 import { readBackup, recordBackupLocation, storeBackup } from "../../src/domain/waas/backup-vault.js";
 import { bootstrapTenant, type BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
-import { DomainError } from "../../src/errors.js";
 import { migratedDatabase } from "../support/app.js";
+import { failure } from "../support/domain-errors.js";
 
 // The service's own backup location (migration 032): sealed under the backup keys, bound to its row,
 // idempotent per wallet/epoch/holder/location, and tenant-scoped (tenant B never reads or writes A's).
@@ -32,15 +32,6 @@ async function wallet(environmentId: string): Promise<string> {
     [id, environmentId, `0x${randomBytes(20).toString("hex")}`],
   );
   return id;
-}
-
-async function failure(p: Promise<unknown>): Promise<DomainError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(DomainError);
-  return err as DomainError;
 }
 
 describe("backup vault", () => {

@@ -1,8 +1,10 @@
-import { DomainError, unprocessable } from "../../errors.js";
+import type { Queryable } from "../../db/db.js";
+import * as mfa from "../../db/repositories/mfa.js";
+import { unprocessable } from "../../errors.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
 import type { ClientMeta } from "../sessions/service.js";
-import { awaitsSecondFactor } from "../sessions/tokens.js";
+import { awaitsSecondFactor, mfaRequired } from "../sessions/tokens.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import type { MfaDeviceType, MfaPolicy } from "./policy.js";
 
@@ -24,8 +26,11 @@ export function requireMethod(policy: MfaPolicy, type: MfaDeviceType): void {
     throw unprocessable("mfa_method_not_enabled", `this environment does not offer ${type} as a second factor`);
 }
 
-/** Whether the caller's session still waits for its second factor (its token's scope is requiresAdditionalAuth). */
-export const awaitingSecondFactor = (caller: MfaCaller) => awaitsSecondFactor(caller.principal.scope);
-
-export const mfaRequired = () =>
-  new DomainError("forbidden", "mfa_required", "this session must pass its second factor first: a first factor alone cannot enrol another device");
+/**
+ * A session still waiting for its second factor may enrol the user's first device (MFA required of a user
+ * who has none), never another: 403 mfa_required then. Every device kind (TOTP, passkey) enrols under it.
+ */
+export async function checkEnrolment(q: Queryable, environmentId: string, principal: EndUserPrincipal): Promise<void> {
+  if (awaitsSecondFactor(principal.scope) && (await mfa.hasVerifiedDevice(q, environmentId, principal.userId)))
+    throw mfaRequired("pass your existing second factor first: a first factor alone cannot enrol another device");
+}

@@ -8,7 +8,7 @@ import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import { effectiveSettings } from "../environments/settings.js";
 import { endUserAccess } from "../sessions/service.js";
-import { awaitingSecondFactor, mfaPolicy, mfaRequired, requireMethod, type MfaCaller } from "./caller.js";
+import { checkEnrolment, mfaPolicy, requireMethod, type MfaCaller } from "./caller.js";
 import { deviceSnapshot } from "./devices.js";
 import { factorLock } from "./lockout.js";
 import { passSecondFactor } from "./pass.js";
@@ -41,8 +41,7 @@ export async function registerTotpDevice(deps: Deps, caller: MfaCaller): Promise
   const user = await audited(deps, endUserAccess(caller.env, userId, caller.meta.requestId), async (t, record) => {
     const u = await users.lockUser(t, environmentId, userId);
     if (!u) throw notFound("user");
-    // A first factor alone may enrol the first device (MFA required of a user who has none), never another.
-    if (awaitingSecondFactor(caller) && (await mfa.hasVerifiedDevice(t, environmentId, userId))) throw mfaRequired();
+    await checkEnrolment(t, environmentId, caller.principal);
     const device = await mfa.insertPendingTotpDevice(t, environmentId, userId, { id, secretSealed: deps.sealer.seal(secret, totpSecretAad(id)) });
     await record({ action: "user.mfa_device.created", resourceType: "mfa_device", resourceId: id, after: deviceSnapshot(device) });
     return u;
@@ -66,7 +65,7 @@ export async function verifyTotpRegistration(deps: Deps, caller: MfaCaller, code
     if (!(await users.lockUser(t, environmentId, userId))) throw notFound("user");
     const pending = await mfa.findPendingTotpDevice(t, environmentId, userId);
     if (!pending) throw notFound("pending TOTP device (register one first)");
-    if (awaitingSecondFactor(caller) && (await mfa.hasVerifiedDevice(t, environmentId, userId))) throw mfaRequired();
+    await checkEnrolment(t, environmentId, caller.principal);
     const step = totpStepOf(deps.sealer.open(pending.secretSealed, totpSecretAad(pending.id)), code);
     if (step === null) throw invalidCode();
     if (!(await mfa.acceptTotpCounter(t, environmentId, userId, pending.id, step - 1))) throw usedCode();

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import * as mfaRepo from "../../db/repositories/mfa.js";
 import * as repo from "../../db/repositories/passkeys.js";
 import type { UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
 import { DomainError, unprocessable } from "../../errors.js";
 import { audited } from "../audit/audit.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
+import { checkEnrolment, requireMethod } from "../mfa/caller.js";
 import { factorLock } from "../mfa/lockout.js";
 import { passSecondFactor } from "../mfa/pass.js";
 import { endUserAccess, renewSession, type ClientMeta, type SessionTokens } from "../sessions/service.js";
@@ -29,7 +29,7 @@ interface MfaOptions {
 
 /** The device id to register and its creation options; the challenge is bound to the session and that id. */
 export async function mfaPasskeyRegistrationOptions(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, originHeader: string | null) {
-  await checkEnrolment(deps, env, principal);
+  await checkPasskeyEnrolment(deps, env, principal);
   const rp = await relyingPartyOf(deps, env.environmentId, originHeader);
   const user = await webAuthnUserOf(deps.db, env.environmentId, principal.userId);
   const exclude = await repo.listCredentialIds(deps.db, env.environmentId, principal.userId);
@@ -65,7 +65,7 @@ export async function registerMfaPasskey(
     sessionId: principal.sessionId,
   });
   if (issued.deviceId !== input.deviceId) throw unprocessable("invalid_challenge", "the answer is for another device than the registration options announced");
-  await checkEnrolment(deps, env, principal);
+  await checkPasskeyEnrolment(deps, env, principal);
   const key = await verifyRegistration(input.response, challenge, issued.rp);
   await audited(deps, endUserAccess(env, principal.userId, meta.requestId), async (t, record) => {
     const device = await repo.insertPasskeyMfaDevice(t, env.environmentId, principal.userId, input.deviceId, null).catch((err: { code?: string }) => {
@@ -115,11 +115,8 @@ export async function authenticateWithMfaPasskey(
   }
 }
 
-/** A new device under a session waiting for its second factor only as the user's first one; and only when offered. */
-async function checkEnrolment(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal): Promise<void> {
-  const { mfa } = await deps.sessionKeys.policy(env.environmentId);
-  if (!mfa.enabled || !mfa.methods.includes("passkey"))
-    throw unprocessable("mfa_method_not_enabled", "this environment does not offer passkeys as a second factor");
-  if (awaitsSecondFactor(principal.scope) && (await mfaRepo.hasVerifiedDevice(deps.db, env.environmentId, principal.userId)))
-    throw new DomainError("forbidden", "mfa_required", "pass your existing second factor before adding another");
+/** A passkey device only where the environment offers it, and under a waiting session only as the first device. */
+async function checkPasskeyEnrolment(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal): Promise<void> {
+  requireMethod((await deps.sessionKeys.policy(env.environmentId)).mfa, "passkey");
+  await checkEnrolment(deps.db, env.environmentId, principal);
 }

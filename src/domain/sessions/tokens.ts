@@ -13,6 +13,9 @@ export const MFA_PENDING_SCOPE = "requiresAdditionalAuth";
 
 export const awaitsSecondFactor = (scope: string) => scope.split(" ").includes(MFA_PENDING_SCOPE);
 
+/** 403 mfa_required: a session still waiting for its second factor asked for more than that allows. */
+export const mfaRequired = (why: string) => new DomainError("forbidden", "mfa_required", why);
+
 /** What a valid session token says. */
 export interface SessionClaims {
   environmentId: string;

@@ -8,7 +8,7 @@ import { principalKey } from "../context.js";
 import { authModeOf, methodRules } from "../method-options.js";
 import { tenantPlanOf } from "../tenant-rules.js";
 import { authenticateEndUser } from "../../domain/sessions/service.js";
-import { awaitsSecondFactor } from "../../domain/sessions/tokens.js";
+import { awaitsSecondFactor, mfaRequired } from "../../domain/sessions/tokens.js";
 
 /**
  * Establishes the caller from the RPC's declared auth mode, then checks the permission the RPC declares.
@@ -27,7 +27,7 @@ export function authnInterceptor(deps: Pick<Deps, "db" | "store" | "sessionVerif
       const environmentId = String((req.message as unknown as Record<string, unknown>)[plan.field.localName] ?? "");
       const endUser = await authenticateEndUser(deps, environmentId, req.header.get("authorization"));
       if (awaitsSecondFactor(endUser.scope) && !methodRules(req.method).mfaPendingAllowed)
-        throw new DomainError("forbidden", "mfa_required", "this session must pass its second factor first (the MFA operations)");
+        throw mfaRequired("this session must pass its second factor first (the MFA operations)");
       req.contextValues.set(principalKey, endUser);
       return next(req);
     }
