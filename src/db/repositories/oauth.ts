@@ -9,21 +9,6 @@ export interface SealedOauthTokens {
   accessTokenExpiresAt: Date | null;
 }
 
-/** The live OAuth credential of an account at a provider kind, with the user it belongs to. */
-export async function findOauthCredential(
-  q: Queryable,
-  environmentId: string,
-  provider: string,
-  accountId: string,
-): Promise<{ credentialId: string; userId: string } | null> {
-  const row = await q.oneOrNone(
-    `SELECT id, user_id FROM verified_credentials
-      WHERE environment_id = $1 AND format = 'oauth' AND oauth_provider = $2 AND oauth_account_id = $3 AND deleted_at IS NULL`,
-    [environmentId, provider, accountId],
-  );
-  return row ? { credentialId: row.id, userId: row.user_id } : null;
-}
-
 /** Replaces the account's tokens (a new sign-in brings new ones). */
 export async function saveOauthTokens(q: Queryable, environmentId: string, credentialId: string, t: SealedOauthTokens): Promise<void> {
   await q.none(

@@ -1,5 +1,6 @@
 import { badRequest, notFound } from "../../errors.js";
 import * as repo from "../../db/repositories/oauth.js";
+import type { UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
 import type { ClientMeta } from "../sessions/service.js";
@@ -33,12 +34,16 @@ async function takeProof(deps: Deps, env: PublicEnvironment, providerType: strin
   return { proof, tokens };
 }
 
-/** Keeps the issuer's tokens with the account, each sealed to the credential. */
-async function keepTokens(deps: Deps, env: PublicEnvironment, proof: OauthProof, tokens: IssuerTokens) {
-  const owner = await repo.findOauthCredential(deps.db, env.environmentId, proof.credential.provider, proof.credential.accountId);
-  if (!owner) return;
-  const seal = (v: string | null, which: string) => (v === null ? null : deps.sealer.seal(v, tokenAad(owner.credentialId, which)));
-  await repo.saveOauthTokens(deps.db, env.environmentId, owner.credentialId, {
+/**
+ * Keeps the issuer's tokens with the account, each sealed to the credential. The account is found in the
+ * user the sign-in or link answered (it holds the account once either succeeded): no second lookup.
+ */
+async function keepTokens(deps: Deps, env: PublicEnvironment, user: UserAggregateRecord, proof: OauthProof, tokens: IssuerTokens) {
+  const { provider, accountId } = proof.credential;
+  const account = user.credentials.find((c) => c.format === "oauth" && c.oauthProvider === provider && c.oauthAccountId === accountId);
+  if (!account) return;
+  const seal = (v: string | null, which: string) => (v === null ? null : deps.sealer.seal(v, tokenAad(account.id, which)));
+  await repo.saveOauthTokens(deps.db, env.environmentId, account.id, {
     accessTokenSealed: seal(tokens.accessToken, "access_token")!,
     refreshTokenSealed: seal(tokens.refreshToken, "refresh_token"),
     idTokenSealed: seal(tokens.idToken, "id_token"),
@@ -51,7 +56,7 @@ async function keepTokens(deps: Deps, env: PublicEnvironment, proof: OauthProof,
 export async function signInWithOauth(deps: Deps, env: PublicEnvironment, providerType: string, input: { code: string; state: string }, meta: ClientMeta) {
   const { proof, tokens } = await takeProof(deps, env, providerType, input);
   const result = await signInWith(deps, env, proof.credential, meta);
-  await keepTokens(deps, env, proof, tokens);
+  await keepTokens(deps, env, result.user, proof, tokens);
   return result;
 }
 
@@ -66,8 +71,7 @@ export async function linkOauthAccount(
 ) {
   const { proof, tokens } = await takeProof(deps, env, providerType, input);
   const result = await linkCredential(deps, env, principal, proof.credential, meta);
-  const owner = await repo.findOauthCredential(deps.db, env.environmentId, proof.credential.provider, proof.credential.accountId);
-  if (owner?.userId === principal.userId) await keepTokens(deps, env, proof, tokens);
+  await keepTokens(deps, env, result.user, proof, tokens);
   return result;
 }
 

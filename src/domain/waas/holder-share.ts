@@ -1,19 +1,14 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import { base64urlnopad } from "@scure/base";
-import type { Sealer } from "../../crypto/seal.js";
+import { createSealer, type Sealer } from "../../crypto/seal.js";
 import { badRequest, unprocessable } from "../../errors.js";
 
 /**
  * A key share for a holder other than the server (the user's device, a backup) is only ever handled
  * encrypted to that holder. Until the device protocol exists (issue 14, later), the holder's key is an
- * AES-256-GCM key the caller hands in with the operation. The envelope is a compact string
- *
- *     hs1.<base64url iv (12 bytes)>.<base64url ciphertext || 16-byte tag>
- *
- * whose associated data binds it to one share set and holder index: a share moved to another wallet, set or
- * index does not open there.
+ * AES-256-GCM key the caller hands in with the operation. The envelope is the project's sealed value
+ * (src/crypto/seal.ts, `v1.holder.<iv>.<ciphertext || tag>`) under that key, whose associated data binds it
+ * to one share set and holder index: a share moved to another wallet, set or index does not open there.
  */
-const PREFIX = "hs1";
 
 /** A holder key as callers pass it: 32 bytes, base64url without padding. */
 function parseHolderKey(encoded: string): Buffer {
@@ -46,30 +41,20 @@ export function openHolderKey(sealer: Sealer, walletId: string, holderIndex: num
   return parseHolderKey(key);
 }
 
-const associatedData = (shareSetId: string, holderIndex: number) => Buffer.from(`waas-share:${shareSetId}:${holderIndex}`, "utf8");
+const associatedData = (shareSetId: string, holderIndex: number) => `waas-share:${shareSetId}:${holderIndex}`;
+
+/** The project's AES-256-GCM envelope (src/crypto/seal.ts) under the holder's own key. */
+const holderSealer = (key: Buffer) => createSealer([{ id: "holder", key }]);
 
 export function encryptForHolder(key: Buffer, shareSetId: string, holderIndex: number, shareHex: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv, { authTagLength: 16 });
-  cipher.setAAD(associatedData(shareSetId, holderIndex));
-  const body = Buffer.concat([cipher.update(shareHex, "utf8"), cipher.final(), cipher.getAuthTag()]);
-  return `${PREFIX}.${base64urlnopad.encode(iv)}.${base64urlnopad.encode(body)}`;
+  return holderSealer(key).seal(shareHex, associatedData(shareSetId, holderIndex));
 }
 
 /** Opens a holder's share; a wrong key, a tampered envelope or one of another set/index all answer the same. */
 export function decryptForHolder(key: Buffer, shareSetId: string, holderIndex: number, envelope: string): string {
-  const wrong = () => unprocessable("key_share_not_decrypted", `the key share of holder ${holderIndex} cannot be decrypted with the key given`, { holderIndex });
-  const parts = envelope.split(".");
-  if (parts.length !== 3 || parts[0] !== PREFIX) throw wrong();
   try {
-    const iv = base64urlnopad.decode(parts[1]);
-    const body = base64urlnopad.decode(parts[2]);
-    if (iv.length !== 12 || body.length < 16) throw wrong();
-    const decipher = createDecipheriv("aes-256-gcm", key, iv, { authTagLength: 16 });
-    decipher.setAAD(associatedData(shareSetId, holderIndex));
-    decipher.setAuthTag(body.subarray(body.length - 16));
-    return Buffer.concat([decipher.update(body.subarray(0, body.length - 16)), decipher.final()]).toString("utf8");
+    return holderSealer(key).open(envelope, associatedData(shareSetId, holderIndex));
   } catch {
-    throw wrong();
+    throw unprocessable("key_share_not_decrypted", `the key share of holder ${holderIndex} cannot be decrypted with the key given`, { holderIndex });
   }
 }
