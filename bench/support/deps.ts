@@ -17,7 +17,7 @@ import { databaseUrl } from "./env.js";
 
 // Sign-in, refresh and nonces start no durable flow; a call would be a bug of the bench.
 const refuse = () => Promise.reject(new Error("a bench process starts no durable flows"));
-const flows: Flows = { recoverWallets: refuse, startExport: refuse, startWebhookDelivery: refuse, wakeWebhookEndpoints: refuse };
+const flows: Flows = { recoverWallets: refuse, startExport: refuse, startWebhookDelivery: refuse, wakeWebhookEndpoints: refuse, runWaasRoom: refuse, runWaasBackup: refuse, runWaasRecover: refuse };
 
 export async function benchDeps(env: NodeJS.ProcessEnv): Promise<Deps & { close(): Promise<void> }> {
   const config = loadConfig(env);

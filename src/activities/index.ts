@@ -2,6 +2,9 @@ import type { Deps } from "../domain/deps.js";
 import { createExportActivities } from "./exports.js";
 import { createWalletActivities } from "./wallets.js";
 import { createWaasActivities } from "./waas.js";
+import { createWaasBackupActivities } from "./waas-backup.js";
+import { createWaasExportActivities } from "./waas-export.js";
+import { createWaasSignActivities } from "./waas-sign.js";
 import { createWebhookActivities } from "./webhooks.js";
 
 /** What activities are handed: the process's Deps (src/deps.ts) less the flows, which only start work. */
@@ -13,6 +16,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createWalletActivities(deps),
     ...createExportActivities(deps),
     ...createWaasActivities({ db: deps.db, sealer: deps.sealer }),
+    ...createWaasBackupActivities({ db: deps.db, sealer: deps.sealer, backupSealer: deps.backupSealer }),
+    ...createWaasSignActivities({ db: deps.db, sealer: deps.sealer }),
+    ...createWaasExportActivities({ db: deps.db, sealer: deps.sealer }),
     ...createWebhookActivities({ db: deps.db, store: deps.store, sealer: deps.sealer, webhooks: deps.config.webhooks, log: deps.log }),
   };
 }

@@ -6,6 +6,8 @@ import type { Sealer } from "../crypto/seal.js";
 import type { RecoveredCounts } from "../db/repositories/wallets.js";
 import type { WalletRecoveryInput } from "./wallets/recovery-input.js";
 import type { Keyring } from "./sessions/keyring.js";
+import type { RoomOperationName } from "./waas/share-operations.js";
+import type { BackupStep, BackupStepResult, RecoverStep, RecoverStepResult } from "./waas/backup-steps.js";
 import type { SessionVerifier } from "./sessions/tokens.js";
 
 /** Starts durable flows; implemented over the Temporal client (src/temporal/flows.ts). */
@@ -26,6 +28,16 @@ export interface Flows {
    * running: they have new messages. Throws when any could not be reached (the dispatcher's sweep retries).
    */
   wakeWebhookEndpoints(endpoints: { environmentId: string; webhookId: string }[]): Promise<void>;
+  /**
+   * Runs a room's key-share operation on its wallet's actor (`waas-wallet/<walletId>`, started when not
+   * running) and returns once it has finished; an operation refused throws its DomainError. The room holds
+   * the outcome. `step` "commit" is a Solana signing room's FROST round 1.
+   */
+  runWaasRoom(input: { environmentId: string; walletId: string; userId: string; roomId: string; operation: RoomOperationName; exportId?: string; step?: "run" | "commit" }): Promise<void>;
+  /** Backs up a wallet's current share set on its actor (src/activities/waas-backup.ts); refusals throw their DomainError. */
+  runWaasBackup(input: BackupStep): Promise<BackupStepResult>;
+  /** Recovers a wallet's backups of its current share set on its actor, restoring a lost server share. */
+  runWaasRecover(input: RecoverStep): Promise<RecoverStepResult>;
 }
 
 /** Everything domain code may touch, injected once at start. */

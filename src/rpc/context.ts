@@ -14,6 +14,9 @@ export const requestIdKey = createContextKey<string>("", { description: "request
  */
 export const CLIENT_IP_HEADER = "sigil-client-ip";
 
+/** The header that carries an mfaToken to operations that ask for a fresh second factor. */
+export const MFA_TOKEN_HEADER = "x-mfa-auth-token";
+
 /** The caller's network address, set by the HTTP adapter (or the gateway) for rate limiting and logs. */
 export const clientIpKey = createContextKey<string>("", { description: "client ip" });
 

@@ -46,7 +46,10 @@ import { verificationsModule } from "./verifications/module.js";
 import { chatSignInModule } from "./chat-sign-in/module.js";
 import { socialSignInModule } from "./social-sign-in/module.js";
 import { mfaModule } from "./mfa/module.js";
+import { sdkEmbeddedWalletsModule } from "./embedded-wallets-sdk/module.js";
 import { passkeysModule } from "./passkeys/module.js";
+import { sdkWaasModule } from "./waas-sdk/module.js";
+import { sdkWaasBackupModule } from "./waas-backup-sdk/module.js";
 
 /**
  * Every capability of the API, in one place: the REST gateway, reflection and the tenancy tests walk this list.
@@ -66,6 +69,8 @@ export const apiModules: readonly ApiModule[] = [
   embeddedWalletsModule,
   chainsModule,
   waasModule,
+  sdkWaasModule,
+  sdkWaasBackupModule,
   providersModule,
   allowlistsModule,
   gatesModule,
@@ -98,6 +103,7 @@ export const apiModules: readonly ApiModule[] = [
   sdkSettingsModule,
   ownAccountModule,
   mfaModule,
+  sdkEmbeddedWalletsModule,
   passkeysModule,
 ];
 

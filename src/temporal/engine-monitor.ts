@@ -93,5 +93,9 @@ export function guardFlows(flows: Flows, engine: EngineMonitor): Flows {
     startExport: (input) => guard(() => flows.startExport(input), START_DEADLINE_MS),
     startWebhookDelivery: (input) => guard(() => flows.startWebhookDelivery(input), START_DEADLINE_MS),
     wakeWebhookEndpoints: (endpoints) => guard(() => flows.wakeWebhookEndpoints(endpoints), START_DEADLINE_MS),
+    // An Update waits for the operation (a signature, a new share set): no deadline on the whole call.
+    runWaasRoom: (input) => guard(() => flows.runWaasRoom(input)),
+    runWaasBackup: (input) => guard(() => flows.runWaasBackup(input)),
+    runWaasRecover: (input) => guard(() => flows.runWaasRecover(input)),
   };
 }

@@ -4,7 +4,9 @@ import { exportUsersWorkflow } from "../workflows/export-users.js";
 import { walletRecoveryWorkflow } from "../workflows/wallet-recovery.js";
 import { webhookDeliveryWorkflow } from "../workflows/webhook-delivery.js";
 import { webhookEndpointWorkflow } from "../workflows/webhook-endpoint.js";
+import { backupUpdate, commitSignUpdate, recoverUpdate, runRoomUpdate } from "../workflows/waas-wallet.js";
 import { wakeActors } from "./actor.js";
+import { domainErrorOfUpdate, runWaasWalletOperation } from "./waas-wallet.js";
 import { taskQueues, workflowIds } from "./ids.js";
 
 export async function connectTemporalClient(address: string, namespace: string): Promise<Client> {
@@ -74,6 +76,35 @@ export function createFlows(client: Client, taskQueue: string): Flows {
         })),
       );
       if (failed.length) throw failed[0]!.error;
+    },
+    // The Update id names the room and step: a retried request reaches the same Update, not a second one.
+    async runWaasRoom(input) {
+      const wallet = { environmentId: input.environmentId, walletId: input.walletId, userId: input.userId };
+      const step = input.step ?? "run";
+      try {
+        if (step === "commit") {
+          await runWaasWalletOperation(client, taskQueue, wallet, commitSignUpdate, { roomId: input.roomId }, `commit:${input.roomId}`);
+        } else {
+          const exportWorkflowId = input.exportId ? workflowIds.walletExport(input.walletId, input.exportId) : undefined;
+          await runWaasWalletOperation(client, taskQueue, wallet, runRoomUpdate, { roomId: input.roomId, operation: input.operation, ...(exportWorkflowId ? { exportWorkflowId } : {}) }, `${input.operation}:${input.roomId}`);
+        }
+      } catch (err) {
+        throw domainErrorOfUpdate(err) ?? err;
+      }
+    },
+    async runWaasBackup({ walletId, userId, ...step }) {
+      try {
+        return await runWaasWalletOperation(client, taskQueue, { environmentId: step.environmentId, walletId, userId }, backupUpdate, step);
+      } catch (err) {
+        throw domainErrorOfUpdate(err) ?? err;
+      }
+    },
+    async runWaasRecover({ walletId, userId, ...step }) {
+      try {
+        return await runWaasWalletOperation(client, taskQueue, { environmentId: step.environmentId, walletId, userId }, recoverUpdate, step);
+      } catch (err) {
+        throw domainErrorOfUpdate(err) ?? err;
+      }
     },
   };
 }

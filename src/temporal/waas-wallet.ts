@@ -1,8 +1,9 @@
-import type { Client, UpdateDefinition } from "@temporalio/client";
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, WorkflowUpdateFailedError, type Client, type UpdateDefinition } from "@temporalio/client";
+import { DomainError, type ErrorKind } from "../errors.js";
 import { waasWalletWorkflow, type WaasWalletInput, type WalletScoped } from "../workflows/waas-wallet.js";
+import { SEARCH_ATTRIBUTES } from "../workflows/search-attributes.js";
 import { updateActor } from "./actor.js";
 import { taskQueues, workflowIds } from "./ids.js";
-import { SEARCH_ATTRIBUTES } from "../workflows/search-attributes.js";
 
 /**
  * Runs one lifecycle operation (an Update of src/workflows/waas-wallet.ts) on a wallet's actor,
@@ -37,4 +38,20 @@ export function runWaasWalletOperation<Ret, Arg extends WalletScoped>(
     [{ ...arg, environmentId: wallet.environmentId } as Arg],
     operationId,
   );
+}
+
+/**
+ * The DomainError an Update failed with: an activity's non-retryable failure carries the error's kind,
+ * code and payload as details (src/activities/waas-shares.ts failFast), maybe through the export child;
+ * the actor's validator refuses with a plain ApplicationFailure (type = code). Null for anything else.
+ */
+export function domainErrorOfUpdate(err: unknown): DomainError | null {
+  if (!(err instanceof WorkflowUpdateFailedError)) return null;
+  let cause: unknown = err.cause;
+  while (cause instanceof ActivityFailure || cause instanceof ChildWorkflowFailure) cause = cause.cause;
+  if (!(cause instanceof ApplicationFailure)) return null;
+  const d = (cause.details?.[0] ?? {}) as { kind?: ErrorKind; code?: string; payload?: Record<string, unknown> };
+  const code = d.code ?? cause.type ?? "operation_failed";
+  const kind: ErrorKind = d.kind ?? (code === "not_found" ? "not_found" : "bad_request");
+  return new DomainError(kind, code, cause.message, d.payload);
 }

@@ -6,3 +6,5 @@ export { webhookDeliveryWorkflow } from "./webhook-delivery.js";
 export { webhookEndpointWorkflow } from "./webhook-endpoint.js";
 // The actor of one WaaS wallet's key shares (issue 14).
 export { waasWalletWorkflow } from "./waas-wallet.js";
+// One export of a WaaS wallet's key, a child of the wallet's actor (issue 14).
+export { walletExportWorkflow } from "./wallet-export.js";

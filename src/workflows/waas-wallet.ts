@@ -1,6 +1,9 @@
 import {
   ApplicationFailure,
+  ActivityFailure,
+  ChildWorkflowFailure,
   condition,
+  executeChild,
   currentUpdateInfo,
   defineUpdate,
   proxyActivities,
@@ -10,14 +13,18 @@ import {
   upsertSearchAttributes,
 } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.js";
-import type { HolderKey, HolderShareInput, ShareSetView, WaasChain, WaasScheme } from "../domain/waas/share-operations.js";
+import type { RoomOperationInput, RoomOperationName } from "../domain/waas/share-operations.js";
+import type { BackupStep, BackupStepResult, RecoverStep, RecoverStepResult } from "../domain/waas/backup-steps.js";
+import { walletExportWorkflow } from "./wallet-export.js";
 import { SEARCH_ATTRIBUTES } from "./search-attributes.js";
 import { DEFAULT_ACTOR_POLICY, actorInbox, type ActorPolicy } from "./actor.js";
 
 // Share steps: bad input fails at once (the activities throw non-retryable failures); anything else (the
 // database away, a worker killed mid-step) is retried, and each step finds what an earlier attempt did.
+// 10 s bounds how long a step whose worker was killed (kill -9) holds the wallet before it is retried; a
+// step takes milliseconds (bench/waas-durability.ts, docs/reliability.md).
 const acts = proxyActivities<Activities>({
-  startToCloseTimeout: "30 seconds",
+  startToCloseTimeout: "10 seconds",
   retry: { initialInterval: "500 milliseconds", maximumInterval: "10 seconds", maximumAttempts: 20 },
 });
 
@@ -37,35 +44,24 @@ export interface WalletScoped {
   environmentId: string;
 }
 
-export interface CreateShareSetUpdateInput extends WalletScoped {
-  chain: WaasChain;
-  scheme: WaasScheme;
-  /** A key for every holder but the server (index 1): its share comes back encrypted to it. */
-  holderKeys: HolderKey[];
-}
-export type CreateShareSetUpdateResult = ShareSetView & { address: string; publicKey: string };
-
-export interface RefreshUpdateInput extends WalletScoped {
-  /** Every holder but the server, with its current share: new shares come back encrypted to the same keys. */
-  holders: HolderShareInput[];
+export interface RunRoomUpdateInput extends WalletScoped, RoomOperationInput {
+  operation: RoomOperationName;
+  /** Export rooms: the id of the export's own workflow (wallet-export/<walletId>/<exportId>, src/temporal/ids.ts). */
+  exportWorkflowId?: string;
 }
 
-export interface SignUpdateInput extends WalletScoped {
-  /** 32-byte hex digest of an EVM message, typed data or transaction. */
-  digest: string;
-  /** The device's share (encrypted to its key), opened in the signing activity only. */
-  holder: HolderShareInput;
-}
-export interface SignUpdateResult {
-  signature: string;
-  r: string;
-  s: string;
-  recovery: number;
-}
+/** Runs the room's operation; its result (or error) is written into the room, which the caller reads. */
+export const runRoomUpdate = defineUpdate<void, [RunRoomUpdateInput]>("runRoom");
+/** FROST round 1 of a Solana signing room: the server's commitments go into the room before the device's. */
+export const commitSignUpdate = defineUpdate<void, [WalletScoped & RoomOperationInput]>("commitSign");
 
-export const createShareSetUpdate = defineUpdate<CreateShareSetUpdateResult, [CreateShareSetUpdateInput]>("createShareSet");
-export const refreshUpdate = defineUpdate<ShareSetView, [RefreshUpdateInput]>("refresh");
-export const signUpdate = defineUpdate<SignUpdateResult, [SignUpdateInput]>("sign");
+/** The Updates' inputs: the step less the actor's own wallet and user. */
+export type BackupUpdateInput = WalletScoped & Omit<BackupStep, "walletId" | "userId">;
+export type RecoverUpdateInput = WalletScoped & Omit<RecoverStep, "walletId" | "userId">;
+/** Backs up the current share set (helper B2, src/activities/waas-backup.ts): serialised with refresh/reshare. */
+export const backupUpdate = defineUpdate<BackupStepResult, [BackupUpdateInput]>("backup");
+/** Reads the current set's backups back and restores a lost server share from the vault. */
+export const recoverUpdate = defineUpdate<RecoverStepResult, [RecoverUpdateInput]>("recover");
 
 /**
  * The actor of one WaaS wallet (workflow id waas-wallet/<walletId>, src/temporal/ids.ts): owns the wallet's
@@ -117,31 +113,52 @@ export async function waasWalletWorkflow(input: WaasWalletInput): Promise<void> 
     await acts.destroyRetiredWaasShares(wallet);
   };
 
+  /** keygen / import / refresh / reshare: a new set, promoted, the old destroyed, the room answered. */
+  const newShareSet = async (roomId: string, operationId: string) => {
+    const { shareSetId } = await acts.writeRoomShareSet({ ...wallet, roomId, operationId });
+    await promote(shareSetId);
+    await acts.completeRoomShareSet({ ...wallet, roomId, shareSetId });
+  };
+  const runRoom = async (u: RunRoomUpdateInput, operationId: string) => {
+    if (u.operation === "sign") return acts.signRoom({ ...wallet, roomId: u.roomId });
+    if (u.operation === "export") {
+      // Its own workflow, so that an operator finds every export by its id in the Temporal UI.
+      return executeChild(walletExportWorkflow, {
+        workflowId: u.exportWorkflowId!,
+        args: [{ ...wallet, roomId: u.roomId }],
+        workflowIdReusePolicy: "REJECT_DUPLICATE",
+        staticSummary: `Export of WaaS wallet ${input.walletId}`,
+      });
+    }
+    return newShareSet(u.roomId, operationId);
+  };
+
   setHandler(
-    createShareSetUpdate,
+    runRoomUpdate,
     (u) =>
-      serialised("createShareSet", async (operationId) => {
-        const set = await acts.createWaasShareSet({ ...wallet, userId: input.userId, chain: u.chain, scheme: u.scheme, operationId, holderKeys: u.holderKeys });
-        await promote(set.shareSetId);
-        return set;
+      serialised(u.operation, async (operationId) => {
+        try {
+          await runRoom(u, operationId);
+        } catch (err) {
+          // The device reads the outcome in the room: a refused operation says why there too.
+          const failure = applicationFailureOf(err);
+          if (failure) await acts.failRoom({ environmentId: input.environmentId, roomId: u.roomId, error: failure });
+          throw err;
+        }
       }),
-    { validator: (u) => requireFields(input, u, ["chain", "scheme", "holderKeys"]) },
+    { validator: (u) => requireFields(input, u, u?.operation === "export" ? ["roomId", "operation", "exportWorkflowId"] : ["roomId", "operation"]) },
   );
+  setHandler(commitSignUpdate, (u) => serialised("commitSign", () => acts.commitRoomSign({ ...wallet, roomId: u.roomId })), {
+    validator: (u) => requireFields(input, u, ["roomId"]),
+  });
   setHandler(
-    refreshUpdate,
-    (u) =>
-      serialised("refresh", async (operationId) => {
-        const set = await acts.refreshWaasShareSet({ ...wallet, operationId, holders: u.holders });
-        await promote(set.shareSetId);
-        return set;
-      }),
-    { validator: (u) => requireFields(input, u, ["holders"]) },
+    backupUpdate,
+    (u) => serialised("backup", () => acts.backupWaasShares({ ...wallet, credentials: u.credentials, toVault: u.toVault, location: u.location, audit: u.audit })),
+    { validator: (u) => requireFields(input, u, ["credentials", "toVault", "location", "audit"]) },
   );
-  setHandler(
-    signUpdate,
-    (u) => serialised("sign", () => acts.signWaasDigest({ ...wallet, digest: u.digest, holder: u.holder })),
-    { validator: (u) => requireFields(input, u, ["digest", "holder"]) },
-  );
+  setHandler(recoverUpdate, (u) => serialised("recover", () => acts.recoverWaasShares({ ...wallet, keyShareIds: u.keyShareIds, audit: u.audit })), {
+    validator: (u) => requireFields(input, u, ["keyShareIds", "audit"]),
+  });
 
   for (;;) {
     const seen = started;
@@ -161,4 +178,13 @@ function requireFields(wallet: WaasWalletInput, u: unknown, fields: string[]): v
   if (given.environmentId !== wallet.environmentId) throw ApplicationFailure.nonRetryable("wallet not found", "not_found");
   const missing = fields.filter((f) => given[f] === undefined);
   if (missing.length) throw ApplicationFailure.nonRetryable(`missing ${missing.join(", ")}`, "invalid_request");
+}
+
+/** The domain error an operation failed with (an activity's non-retryable failure, maybe through the export child). */
+function applicationFailureOf(err: unknown): { kind: string; code: string; message: string; payload?: unknown } | null {
+  let cause: unknown = err;
+  while (cause instanceof ActivityFailure || cause instanceof ChildWorkflowFailure) cause = cause.cause;
+  if (!(cause instanceof ApplicationFailure)) return null;
+  const d = (cause.details?.[0] ?? {}) as { kind?: string; code?: string; payload?: unknown };
+  return { kind: d.kind ?? "unprocessable", code: d.code ?? cause.type ?? "operation_failed", message: cause.message, ...(d.payload ? { payload: d.payload } : {}) };
 }

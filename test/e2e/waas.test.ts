@@ -463,7 +463,7 @@ describe("WaaS policies", () => {
 
     // A deny rule blocks signing on its chain only.
     const denied = await sign(sol.id, "x");
-    expect(denied.status).toBe(422);
+    expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ code: "policy_denied", payload: { rule: "no solana messages", ruleId: denyId } });
     expect((await sign(evm.id, "x")).status).toBe(200);
 

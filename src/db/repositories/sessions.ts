@@ -71,3 +71,12 @@ export async function revokeUserSession(q: Queryable, environmentId: string, use
   );
   return row ? toLive(row) : null;
 }
+
+/** True when the session signed in (was created) less than `seconds` ago. */
+export async function signedInWithin(q: Queryable, environmentId: string, userId: string, sessionId: string, seconds: number): Promise<boolean> {
+  const row = await q.oneOrNone<{ recent: boolean }>(
+    "SELECT created_at > now() - make_interval(secs => $4) AS recent FROM sessions WHERE environment_id = $1 AND user_id = $2 AND id = $3",
+    [environmentId, userId, sessionId, seconds],
+  );
+  return row?.recent === true;
+}

@@ -29,6 +29,8 @@ export interface StoredShare {
   holderIndex: number;
   shareSealed: string | null;
   encryptedForHolder: string | null;
+  /** The holder's keygen id its share is encrypted to (null for the server's). */
+  holderKeygenId: string | null;
   destroyedAt: Date | null;
 }
 
@@ -52,7 +54,7 @@ export async function insertPendingSet(
     holders: number;
     commitments: string[];
     /** Sealed by the caller with the set id + index as associated data (hence the id is chosen by the caller). */
-    shares: { holderIndex: number; shareSealed?: string; encryptedForHolder?: string }[];
+    shares: { holderIndex: number; shareSealed?: string; encryptedForHolder?: string; holderKeygenId?: string }[];
   },
 ): Promise<{ set: ShareSetRecord; created: boolean }> {
   return q.tx(async (t) => {
@@ -68,9 +70,9 @@ export async function insertPendingSet(
     );
     for (const s of set.shares) {
       await t.none(
-        `INSERT INTO waas_share_set_shares (share_set_id, environment_id, holder_index, share_sealed, encrypted_for_holder)
-         VALUES ($1, $2, $3, $4, $5)`,
-        [set.id, environmentId, s.holderIndex, s.shareSealed ?? null, s.encryptedForHolder ?? null],
+        `INSERT INTO waas_share_set_shares (share_set_id, environment_id, holder_index, share_sealed, encrypted_for_holder, holder_keygen_id)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [set.id, environmentId, s.holderIndex, s.shareSealed ?? null, s.encryptedForHolder ?? null, s.holderKeygenId ?? null],
       );
     }
     return { set: toSet(row), created: true };
@@ -157,7 +159,7 @@ export async function listSets(q: Queryable, environmentId: string, walletId: st
 /** A set's stored shares, secret columns included (none when the set is not this environment's). */
 export async function setShares(q: Queryable, environmentId: string, setId: string): Promise<StoredShare[]> {
   const rows = await q.any(
-    `SELECT holder_index, share_sealed, encrypted_for_holder, destroyed_at FROM waas_share_set_shares
+    `SELECT holder_index, share_sealed, encrypted_for_holder, holder_keygen_id, destroyed_at FROM waas_share_set_shares
      WHERE environment_id = $1 AND share_set_id = $2 ORDER BY holder_index`,
     [environmentId, setId],
   );
@@ -165,6 +167,7 @@ export async function setShares(q: Queryable, environmentId: string, setId: stri
     holderIndex: r.holder_index as number,
     shareSealed: r.share_sealed as string | null,
     encryptedForHolder: r.encrypted_for_holder as string | null,
+    holderKeygenId: r.holder_keygen_id as string | null,
     destroyedAt: r.destroyed_at as Date | null,
   }));
 }

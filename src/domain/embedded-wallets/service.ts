@@ -125,6 +125,52 @@ export async function findOrCreateUser(deps: Deps, access: EnvironmentAccess, id
 }
 
 /**
+ * One embedded wallet per chain for the user (row locked by the caller), each with its key generated here and
+ * sealed bound to the wallet, audited. 422 embedded_wallet_already_exists when the user has a live embedded
+ * wallet on one of the chains (nothing is created then). `pregenerated`: made by the management surface for
+ * an identifier (unclaimed until the SDK claims it); else made by the signed-in user for themself.
+ */
+export async function createUserEmbeddedWallets(
+  deps: Pick<Deps, "sealer">,
+  t: Queryable,
+  env: string,
+  userId: string,
+  chains: string[],
+  record: RecordChange,
+  opts: { pregenerated: boolean },
+): Promise<void> {
+  const existing = new Set(await wallets.embeddedWalletChains(t, env, userId));
+  const taken = chains.filter((c) => existing.has(c));
+  if (taken.length)
+    throw unprocessable("embedded_wallet_already_exists", `the user already has an embedded wallet on ${taken.join(", ")}`, {
+      userId,
+      chains: taken,
+    });
+  for (const chain of chains) {
+    const family = keyFamilyOf(chain)!;
+    const key = generateWalletKey(family);
+    const walletId = randomUUID();
+    const wallet = await wallets.insertWallet(t, env, userId, {
+      id: walletId,
+      pregenerated: opts.pregenerated,
+      name: EMBEDDED_WALLET_NAME,
+      chain,
+      address: key.address,
+      provider: "embeddedWallet",
+      properties: { version: DEFAULT_EMBEDDED_WALLET_VERSION },
+    });
+    await embedded.insertEmbeddedWalletKey(t, env, {
+      walletId,
+      keyFamily: family,
+      publicKey: key.publicKey,
+      privateKeySealed: sealWalletKey(deps.sealer, key, `wallet:${walletId}`),
+    });
+    key.privateKey.fill(0);
+    await record({ action: opts.pregenerated ? "embedded_wallet.pregenerated" : "wallet.created", resourceType: "wallet", resourceId: walletId, after: walletSnapshot(wallet) });
+  }
+}
+
+/**
  * Finds or creates the user and pregenerates one embedded wallet per chain, all in one transaction with
  * the audit rows. 422 embedded_wallet_already_exists when the user has a live embedded wallet on one of
  * the chains (nothing is created then). Returns the user with its wallets.
@@ -134,35 +180,7 @@ export async function pregenerateEmbeddedWallets(deps: Deps, access: Environment
     audited(deps, access, async (t, record) => {
       const env = access.environmentId;
       const userId = await resolveUser(t, access, id, record);
-      const existing = new Set(await wallets.embeddedWalletChains(t, env, userId));
-      const taken = chains.filter((c) => existing.has(c));
-      if (taken.length)
-        throw unprocessable("embedded_wallet_already_exists", `the user already has an embedded wallet on ${taken.join(", ")}`, {
-          userId,
-          chains: taken,
-        });
-      for (const chain of chains) {
-        const family = keyFamilyOf(chain)!;
-        const key = generateWalletKey(family);
-        const walletId = randomUUID();
-        const wallet = await wallets.insertWallet(t, env, userId, {
-          id: walletId,
-          pregenerated: true,
-          name: EMBEDDED_WALLET_NAME,
-          chain,
-          address: key.address,
-          provider: "embeddedWallet",
-          properties: { version: DEFAULT_EMBEDDED_WALLET_VERSION },
-        });
-        await embedded.insertEmbeddedWalletKey(t, env, {
-          walletId,
-          keyFamily: family,
-          publicKey: key.publicKey,
-          privateKeySealed: sealWalletKey(deps.sealer, key, `wallet:${walletId}`),
-        });
-        key.privateKey.fill(0);
-        await record({ action: "embedded_wallet.pregenerated", resourceType: "wallet", resourceId: walletId, after: walletSnapshot(wallet) });
-      }
+      await createUserEmbeddedWallets(deps, t, env, userId, chains, record, { pregenerated: true });
       const user = await findUserAggregate(t, env, userId);
       if (!user) throw notFound("user");
       return user;

@@ -32,15 +32,24 @@ const RESOURCES: Record<string, { what: string; actions: Record<string, string> 
       exported: "exported by its owner",
     },
   },
-  embedded_wallet: { what: "an embedded wallet", actions: { pregenerated: "pregenerated for an identifier", claimed: "claimed by its user" } },
+  embedded_wallet: {
+    what: "an embedded wallet",
+    actions: { pregenerated: "pregenerated for an identifier", claimed: "claimed by its user", upgraded: "upgraded from V1 to V2" },
+  },
   waas_wallet: {
     what: "a WaaS wallet",
     actions: {
       created: "created",
+      imported: "created from an imported private key",
+      refreshed: "given new key shares of the same key",
+      reshared: "given key shares under another threshold scheme",
       message_signed: "used to sign a message",
       delegated_access_revoked: "no longer delegated",
       // data.encryptedDelegatedShare: the share as a HYBRID-RSA-AES-256 envelope (src/domain/waas/delegated-share.ts).
       delegated_share: "delegated: a key share was encrypted to the environment's delegated-access key",
+      backed_up: "had its key shares backed up (data.location)",
+      key_shares_recovered: "had its key shares recovered from a backup",
+      settings_updated: "had its settings changed by its user",
     },
   },
   verified_credential: { what: "a verified credential", actions: { created: "attached to a user", deleted: "removed by its user" } },

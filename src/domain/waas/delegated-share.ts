@@ -4,6 +4,7 @@ import type { Queryable } from "../../db/db.js";
 import { insertAudit } from "../../db/repositories/audit.js";
 import { insertEvent } from "../../db/repositories/events.js";
 import { newestActiveEncryptionKey } from "../../db/repositories/webhook-outbox.js";
+import { activeKidExists } from "../../db/repositories/waas-wallet-backups.js";
 import { unprocessable } from "../../errors.js";
 import { actorColumns } from "../audit/audit.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
@@ -33,16 +34,58 @@ export async function recordDelegatedShare(
   access: EnvironmentAccess,
   input: DelegatedShare,
 ): Promise<{ deliveryId: string; envelope: HybridEnvelope | null; alreadyRecorded: boolean }> {
-  const { environmentId, organizationId } = access;
-  const key = await newestActiveEncryptionKey(t, environmentId);
+  const key = await newestActiveEncryptionKey(t, access.environmentId);
   if (!key)
     throw unprocessable("delegated_access_key_missing", "the environment has no delegated-access encryption public key; register one first");
+  return deliver(t, access, input, key.kid, () => sealHybridRsaAes256(key.publicKeyPem, key.kid, input.share));
+}
+
+/** The device's own HYBRID-RSA-AES-256 envelope (deliverDelegatedShare): opaque here, the service cannot open it. */
+export interface ClientDelegatedEnvelope {
+  alg: string;
+  iv: string;
+  ct: string;
+  tag: string;
+  ek: string;
+  kid?: string;
+}
+
+/**
+ * The same delivery for a share the device encrypted itself: its envelope must name (by kid) an active
+ * delegated-access key of this environment, else the developer could not open it (422); without a kid it
+ * is taken to be for the newest key.
+ */
+export async function recordClientDelegatedShare(
+  t: Queryable,
+  access: EnvironmentAccess,
+  input: ShareBackupKey & { userId: string | null; envelope: ClientDelegatedEnvelope },
+): Promise<{ deliveryId: string; alreadyRecorded: boolean }> {
+  const newest = await newestActiveEncryptionKey(t, access.environmentId);
+  if (!newest)
+    throw unprocessable("delegated_access_key_missing", "the environment has no delegated-access encryption public key; register one first");
+  const kid = input.envelope.kid || newest.kid;
+  if (!(await activeKidExists(t, access.environmentId, kid)))
+    throw unprocessable("unknown_encryption_key", "the envelope names no active delegated-access key of this environment", { kid });
+  const { alg, iv, ct, tag, ek } = input.envelope;
+  const r = await deliver(t, access, input, kid, () => ({ alg, iv, ct, tag, ek, kid }) as HybridEnvelope);
+  return { deliveryId: r.deliveryId, alreadyRecorded: r.alreadyRecorded };
+}
+
+/** The backup row, then (first time only) the audit row without the envelope and the event with it. */
+async function deliver(
+  t: Queryable,
+  access: EnvironmentAccess,
+  input: ShareBackupKey & { userId: string | null },
+  kid: string,
+  envelopeOf: () => HybridEnvelope,
+): Promise<{ deliveryId: string; envelope: HybridEnvelope | null; alreadyRecorded: boolean }> {
+  const { environmentId, organizationId } = access;
   const { walletId, shareSetEpoch, holder } = input;
   const deliveryId = randomUUID();
   const backup = await recordBackupLocation(t, environmentId, { walletId, shareSetEpoch, holder, location: "delegated", reference: deliveryId });
   if (backup.reference !== deliveryId) return { deliveryId: backup.reference, envelope: null, alreadyRecorded: true };
 
-  const envelope = sealHybridRsaAes256(key.publicKeyPem, key.kid, input.share);
+  const envelope = envelopeOf();
   const auditId = await insertAudit(t, {
     organizationId,
     environmentId,
@@ -50,7 +93,7 @@ export async function recordDelegatedShare(
     action: DELEGATED_SHARE_EVENT,
     resourceType: "waas_wallet",
     resourceId: walletId,
-    changes: { after: { walletId, shareSetEpoch, holder, kid: key.kid, deliveryId } },
+    changes: { after: { walletId, shareSetEpoch, holder, kid, deliveryId } },
     requestId: access.actor.requestId || null,
   });
   await insertEvent(t, {

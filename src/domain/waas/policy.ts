@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { getAddress, isAddress } from "viem";
 import { base58 } from "@scure/base";
-import { badRequest, notFound } from "../../errors.js";
+import { DomainError, badRequest, notFound } from "../../errors.js";
 import type { Queryable } from "../../db/db.js";
 import * as repo from "../../db/repositories/waas.js";
 import type { WaasPolicyRuleRecord } from "../../db/repositories/waas.js";
@@ -142,6 +142,19 @@ function matches(rule: WaasPolicyRuleRecord, req: SigningRequest): boolean {
     if (rule.ruleType === "allow" ? over : !over) return false;
   }
   return true;
+}
+
+/**
+ * A request the policy refused: 403 policy_denied naming the rule that denied it (none when no allow rule
+ * matched). One error for every signing path (delegated access, the SDK's threshold wallets).
+ */
+export function policyDenied(verdict: { rule?: string; ruleId?: string }): DomainError {
+  return new DomainError(
+    "forbidden",
+    "policy_denied",
+    verdict.rule ? `the WaaS policy rule ${verdict.rule} denies this request` : "no rule of the WaaS policy allows this request",
+    verdict.rule ? { rule: verdict.rule, ruleId: verdict.ruleId } : undefined,
+  );
 }
 
 /** The policy's verdict on a request, naming the deciding rule when one decided. */

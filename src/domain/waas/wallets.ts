@@ -9,7 +9,7 @@ import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
 import { findOrCreateUser, parseIdentifier } from "../embedded-wallets/service.js";
 import { fromClientChain } from "./chain-names.js";
-import { evaluatePolicy } from "./policy.js";
+import { evaluatePolicy, policyDenied } from "./policy.js";
 
 /**
  * WaaS wallets: wallets whose key the service generates and holds (sealed at rest, bound to the wallet row),
@@ -179,12 +179,7 @@ export async function signWithDelegatedAccess(
     if (w.delegatedAccessRevokedAt !== null) throw unprocessable("delegated_access_revoked", "delegated access to this wallet was revoked");
     const policy = await findWaasPolicy(t, access.environmentId);
     const verdict = evaluatePolicy(policy?.rules ?? null, { chain: w.chain, method: "signMessage" });
-    if (!verdict.allowed)
-      throw unprocessable(
-        "policy_denied",
-        verdict.rule ? `the WaaS policy rule ${verdict.rule} denies this request` : "no rule of the WaaS policy allows this request",
-        verdict.rule ? { rule: verdict.rule, ruleId: verdict.ruleId } : undefined,
-      );
+    if (!verdict.allowed) throw policyDenied(verdict);
     const key = openWalletKey(deps.sealer, w.privateKeySealed, keyOwner(w.id));
     let signature: string;
     try {

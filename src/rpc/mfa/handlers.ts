@@ -8,7 +8,7 @@ import type { passSecondFactor } from "../../domain/mfa/pass.js";
 import { authenticateRecovery, renewRecoveryCodes, showRecoveryCodes } from "../../domain/mfa/recovery.js";
 import { authenticateTotp, registerTotpDevice, verifyTotpRegistration } from "../../domain/mfa/totp-devices.js";
 import { SdkMfaService, type CreateMfaToken } from "../../gen/sigil/mfa/v0/mfa_service_pb.js";
-import { clientMetaOf, endUserOf } from "../context.js";
+import { MFA_TOKEN_HEADER, clientMetaOf, endUserOf } from "../context.js";
 import { ts } from "../mappers.js";
 import { toSignIn } from "../sessions/mappers.js";
 import { publicEnvironmentOf } from "../tenant-context.js";
@@ -16,8 +16,6 @@ import { toMfaDevice } from "../users/mappers.js";
 
 type Ctx = Parameters<typeof clientMetaOf>[0];
 
-/** The header that carries an mfaToken to operations that ask for a fresh second factor. */
-const MFA_TOKEN_HEADER = "x-mfa-auth-token";
 
 const callerOf = (ctx: Ctx): MfaCaller => ({ env: publicEnvironmentOf(ctx), principal: endUserOf(ctx), meta: clientMetaOf(ctx) });
 

@@ -7,6 +7,9 @@ import { str, ts } from "../mappers.js";
 import { toCustomField } from "../custom-fields/mappers.js";
 import { toWallet } from "../wallets/mappers.js";
 
+/** The provider of wallets whose key the service holds or shares (embedded V1/V2 and threshold wallets). */
+const EMBEDDED_WALLET_PROVIDER = "embeddedWallet";
+
 export function toSession(s: SessionRecord) {
   return { id: s.id, createdAt: ts(s.createdAt), ipAddress: str(s.ipAddress), userAgent: str(s.userAgent), revokedAt: ts(s.revokedAt) };
 }
@@ -43,6 +46,8 @@ export function toUser(a: UserAggregate, missing: readonly CustomFieldRecord[] =
       publicIdentifier: w.address,
       walletName: w.name,
       walletProvider: w.provider,
+      // The wallet row behind an embedded wallet's credential (the SDK's embedded-wallet operations take either id).
+      embeddedWalletId: w.provider === EMBEDDED_WALLET_PROVIDER ? w.id : "",
       walletProperties: toWallet(w).properties,
       walletAdditionalAddresses: w.additionalAddresses.map((x) => ({ address: x.address, type: x.type, publicKey: str(x.publicKey) })),
       lastSelectedAt: ts(w.lastSelectedAt),

@@ -32,3 +32,12 @@ export async function lastTextedCode(dataDir: string, to: string): Promise<strin
   }
   throw new Error(`no SMS to ${to} in the dev outbox`);
 }
+
+/** The text of the newest mail to `to` in the dev mailbox (for mails that carry more than a code). */
+export async function lastMailedText(dataDir: string, to: string): Promise<string> {
+  for (const file of await newestFirst(path.join(dataDir, "mailbox"), ".eml")) {
+    const mail = await simpleParser(await readFile(file));
+    if ([mail.to ?? []].flat().some((a) => a.value.some((v) => v.address === to))) return mail.text ?? "";
+  }
+  throw new Error(`no mail to ${to} in the dev mailbox`);
+}

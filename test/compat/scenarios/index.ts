@@ -43,7 +43,10 @@ import { externalSignInApi } from "./external-sign-in.js";
 import { sdkMfaApi } from "./sdk-mfa.js";
 import { passkeysApi } from "./passkeys.js";
 import { oauthApi } from "./oauth.js";
+import { sdkWaasApi } from "./sdk-waas.js";
+import { sdkWaasBackupApi } from "./sdk-waas-backup.js";
+import { sdkEmbeddedWalletsApi } from "./sdk-embedded-wallets.js";
 import type { Scenarios } from "../harness.js";
 
 /** Every scenario file, for the coverage check. */
-export const allScenarios: Scenarios[] = [organizationsApi, projectsApi, membersApi, invitesApi, userApiTokensApi, tokensApi, environmentsApi, usersApi, sessionsApi, mfaApi, mfaSettingsApi, customFieldsApi, visitsApi, analyticsApi, exportsApi, walletsApi, waasApi, chainsApi, settingsApi, allowlistsApi, gatesApi, externalJwtApi, testAccountApi, originsApi, deeplinkUrlsApi, customHostnamesApi, sDKViewsApi, customNetworksApi, nameServicesApi, globalWalletsApi, globalWalletAccessControlApi, globalWalletConnectionsApi, eventsApi, webhooksApi, sDKApi, sdkSettingsApi, ownAccountApi, sdkPreflights, sdkSessionsApi, walletSignInApi, verificationsApi, sdkMfaApi, externalSignInApi, passkeysApi, oauthApi];
+export const allScenarios: Scenarios[] = [organizationsApi, projectsApi, membersApi, invitesApi, userApiTokensApi, tokensApi, environmentsApi, usersApi, sessionsApi, mfaApi, mfaSettingsApi, customFieldsApi, visitsApi, analyticsApi, exportsApi, walletsApi, waasApi, chainsApi, settingsApi, allowlistsApi, gatesApi, externalJwtApi, testAccountApi, originsApi, deeplinkUrlsApi, customHostnamesApi, sDKViewsApi, customNetworksApi, nameServicesApi, globalWalletsApi, globalWalletAccessControlApi, globalWalletConnectionsApi, eventsApi, webhooksApi, sDKApi, sdkSettingsApi, ownAccountApi, sdkPreflights, sdkSessionsApi, walletSignInApi, verificationsApi, sdkMfaApi, externalSignInApi, passkeysApi, oauthApi, sdkWaasApi, sdkWaasBackupApi, sdkEmbeddedWalletsApi];

@@ -1,0 +1,73 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
+import { p256 } from "@noble/curves/nist.js";
+import { base64urlnopad } from "@scure/base";
+import { CompactEncrypt, compactDecrypt } from "jose";
+import { badRequest, unprocessable } from "../errors.js";
+
+/**
+ * Envelopes between the user's device and the service for key-share operations (the WaaS "rooms",
+ * src/domain/waas/rooms.ts). Each side names a P-256 public key by its *keygen id*: base64url (no padding)
+ * of the SEC1 compressed point, 33 bytes. A share for the device travels as a JWE compact (ECDH-ES,
+ * A256GCM) to the device's keygen id; what the device sends the service travels the same way to the room's
+ * key. The protected header carries a `sigil` label (which share set and holder, which room and part), and
+ * the header is authenticated: an envelope moved to another set, holder or room fails to open there.
+ */
+
+const invalidKeygenId = (why: string) => badRequest("invalid_keygen_id", `invalid keygen id: ${why}`);
+
+/** The P-256 public key a keygen id names; 400 invalid_keygen_id for anything but a compressed curve point. */
+export function keygenIdKey(keygenId: string): KeyObject {
+  let bytes: Uint8Array;
+  try {
+    bytes = base64urlnopad.decode(keygenId);
+  } catch {
+    throw invalidKeygenId("not base64url without padding");
+  }
+  if (bytes.length !== 33 || (bytes[0] !== 2 && bytes[0] !== 3)) throw invalidKeygenId("a keygen id is a compressed P-256 point (33 bytes)");
+  let point;
+  try {
+    // fromBytes checks that the point is on the curve: an invalid-curve point is refused here.
+    point = p256.Point.fromBytes(bytes).toAffine();
+  } catch {
+    throw invalidKeygenId("not a point of P-256");
+  }
+  const coord = (n: bigint) => base64urlnopad.encode(p256.Point.Fn.toBytes(n));
+  return createPublicKey({ key: { kty: "EC", crv: "P-256", x: coord(point.x), y: coord(point.y) }, format: "jwk" });
+}
+
+/** A fresh key pair: its keygen id and its private key as a JWK string (for the caller to seal). */
+export function newKeygenKey(): { keygenId: string; privateJwk: string } {
+  const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const jwk = privateKey.export({ format: "jwk" });
+  return { keygenId: keygenIdOf(jwk), privateJwk: JSON.stringify(jwk) };
+}
+
+/** The keygen id of a P-256 JWK (public or private). */
+export function keygenIdOf(jwk: { x?: string; y?: string }): string {
+  const x = base64urlnopad.decode(jwk.x ?? "");
+  const y = base64urlnopad.decode(jwk.y ?? "");
+  const point = p256.Point.fromAffine({ x: p256.Point.Fn.fromBytes(x), y: p256.Point.Fn.fromBytes(y) });
+  return base64urlnopad.encode(point.toBytes(true));
+}
+
+/** `plaintext` as a JWE compact to the key a keygen id names, labelled (authenticated, not secret). */
+export async function encryptToKeygenId(keygenId: string, label: string, plaintext: Uint8Array): Promise<string> {
+  return new CompactEncrypt(plaintext).setProtectedHeader({ alg: "ECDH-ES", enc: "A256GCM", sigil: label }).encrypt(keygenIdKey(keygenId));
+}
+
+/**
+ * Opens an envelope sent to `privateJwk` under `label`. A wrong key, a tampered envelope, another label or
+ * another algorithm all answer 422 envelope_not_opened (`what` names the part for the caller).
+ */
+export async function openFromKeygenId(privateJwk: string, label: string, jwe: string, what: string): Promise<Uint8Array> {
+  const refused = () => unprocessable("envelope_not_opened", `${what} cannot be opened: it was not encrypted to this room's key under its label`, { part: what });
+  if (typeof jwe !== "string" || jwe.length > 16_384) throw refused();
+  try {
+    const key = createPrivateKey({ key: JSON.parse(privateJwk), format: "jwk" });
+    const { plaintext, protectedHeader } = await compactDecrypt(jwe, key, { keyManagementAlgorithms: ["ECDH-ES"], contentEncryptionAlgorithms: ["A256GCM"] });
+    if (protectedHeader.sigil !== label) throw new Error("label");
+    return plaintext;
+  } catch {
+    throw refused();
+  }
+}

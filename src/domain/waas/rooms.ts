@@ -1,0 +1,82 @@
+import { randomUUID } from "node:crypto";
+import type { Sealer } from "../../crypto/seal.js";
+import { newKeygenKey, openFromKeygenId } from "../../crypto/keygen-envelope.js";
+import type { Queryable } from "../../db/db.js";
+import * as repo from "../../db/repositories/waas-rooms.js";
+import type { RoomOperation, RoomRecord } from "../../db/repositories/waas-rooms.js";
+import { DomainError, badRequest, conflict, notFound, type ErrorKind } from "../../errors.js";
+
+/**
+ * Rooms: where the user's device and the service meet for one key-share operation of a threshold wallet
+ * (the published client's OpenRoomResponse: `{roomId, serverKeygenIds, walletId}`). A room has a fresh
+ * P-256 key (its keygen id is `serverKeygenIds[0]`; the private half sealed, bound to the room), the
+ * operation's public parameters, and takes one contribution from the device: its shares or an imported key,
+ * each encrypted to the room's key (src/crypto/keygen-envelope.ts). The wallet actor then runs the operation
+ * with the room's id only, so no Temporal history holds anything that opens a share; the result (the
+ * device's new shares encrypted to its keygen ids, a signature, an export envelope) is written back into the
+ * room for the device to read. Rooms last ten minutes and serve once.
+ */
+
+export const ROOM_TTL_SECONDS = 600;
+/** Finished rooms stay readable a day (a device that lost the answer reads it again), then go. */
+const ROOM_KEEP_SECONDS = 86_400;
+
+export type { RoomOperation, RoomRecord };
+
+/** The label (authenticated header) of a share encrypted to its holder: set and holder index. */
+export const shareLabel = (shareSetId: string, holderIndex: number) => `share:${shareSetId}:${holderIndex}`;
+/** The label of a part the device sends into a room (a holder's share, an imported key). */
+export const roomPartLabel = (roomId: string, part: string) => `room:${roomId}:${part}`;
+const roomKeyAad = (roomId: string) => `waas-room:${roomId}`;
+
+/** Opens a room for an operation of `userId` on `walletId` (a keygen/import room names the wallet to be). */
+export async function openRoom(
+  q: Queryable,
+  sealer: Sealer,
+  room: { environmentId: string; userId: string; walletId: string | null; operation: RoomOperation; request: Record<string, unknown>; shareSetId?: string | null },
+): Promise<RoomRecord> {
+  const id = randomUUID();
+  const key = newKeygenKey();
+  await repo.deleteFinishedRooms(q, room.environmentId, room.userId, ROOM_KEEP_SECONDS);
+  return repo.insertRoom(q, {
+    ...room,
+    id,
+    serverKeygenId: key.keygenId,
+    serverKeySealed: sealer.seal(key.privateJwk, roomKeyAad(id)),
+    ttlSeconds: ROOM_TTL_SECONDS,
+  });
+}
+
+/** The caller's room; another user's or another environment's is answered like one that does not exist. */
+export async function userRoom(q: Queryable, environmentId: string, userId: string, roomId: string): Promise<RoomRecord> {
+  const room = await repo.findRoom(q, environmentId, roomId);
+  if (!room || room.userId !== userId) throw notFound("room");
+  return room;
+}
+
+/**
+ * Takes the device's one contribution to an open room. A second post, a post after the room finished or
+ * expired, answers 409 room_closed; of two concurrent posts exactly one is taken.
+ */
+export async function takeContribution(q: Queryable, environmentId: string, userId: string, roomId: string, contribution: Record<string, unknown>): Promise<RoomRecord> {
+  if (typeof contribution !== "object" || contribution === null || Array.isArray(contribution)) {
+    throw badRequest("invalid_contribution", "contribution must be an object");
+  }
+  if (JSON.stringify(contribution).length > 64_000) throw badRequest("invalid_contribution", "contribution is too large");
+  const taken = await repo.contribute(q, environmentId, userId, roomId, contribution);
+  if (taken) return taken;
+  const room = await userRoom(q, environmentId, userId, roomId);
+  if (room.operation === "keygen") throw conflict("room_closed", "a keygen room takes no contribution: read its result");
+  throw conflict("room_closed", room.status === "open" ? "the room has expired" : "the room has already taken its contribution");
+}
+
+/** Opens a part the device encrypted to the room's key (activities only). */
+export async function openRoomPart(q: Queryable, sealer: Sealer, room: RoomRecord, part: string, jwe: unknown): Promise<Uint8Array> {
+  if (typeof jwe !== "string") throw badRequest("invalid_contribution", `the contribution lacks ${part}`);
+  const secrets = await repo.roomSecrets(q, room.environmentId, room.id);
+  if (!secrets) throw notFound("room");
+  return openFromKeygenId(sealer.open(secrets.serverKeySealed, roomKeyAad(room.id)), roomPartLabel(room.id, part), jwe, part);
+}
+
+/** The DomainError a failed room stands for. */
+export const errorOfRoom = (e: NonNullable<RoomRecord["error"]>) => new DomainError(e.kind as ErrorKind, e.code, e.message, e.payload as Record<string, unknown> | undefined);

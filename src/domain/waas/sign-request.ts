@@ -1,0 +1,151 @@
+import { bytesToHex } from "@noble/curves/utils.js";
+import { base58, base64 } from "@scure/base";
+import { hashAuthorization } from "viem/utils";
+import { formatEther, formatUnits, hashMessage, hashTypedData, isAddress, isHex, keccak256, parseTransaction, serializeTransaction, type TransactionSerializable } from "viem";
+import { findWaasPolicy } from "../../db/repositories/waas.js";
+import { badRequest, unprocessable } from "../../errors.js";
+import type { Deps } from "../deps.js";
+import { evaluatePolicy, policyDenied, type SigningRequest } from "./policy.js";
+import { solanaMessageOf } from "./sign-request-svm.js";
+import type { WaasChain } from "./share-operations.js";
+
+/**
+ * What the client asks a threshold wallet to sign (the published client's SignMessageWithWaasRequest and its
+ * SignMessageContext), turned into exactly what is signed and into the facts the WaaS policy judges. EVM
+ * wallets sign a 32-byte digest (EIP-191 message, EIP-712 typed data, an EIP-155 transaction serialised by
+ * viem, an EIP-7702 authorization); Solana wallets sign the exact bytes (a message, or a transaction's message
+ * bytes). Nothing is signed here: the room keeps what to sign, the wallet's actor signs it.
+ */
+
+export interface SignMessageInput {
+  message: string;
+  isFormatted?: boolean;
+  context?: {
+    evmTransaction?: { to: string; chainId: number; data?: string; gas?: string; gasPrice?: string; maxFeePerGas?: string; maxPriorityFeePerGas?: string; nonce?: number; value?: string };
+    evmTypedData?: { domain: Record<string, unknown>; types: Record<string, { name: string; type: string }[]>; primaryType: string; message: Record<string, unknown> };
+    evmMessage?: { raw: string };
+    eip7702Auth?: { address: string; chainId: number; nonce: number };
+    svmTransaction?: { chainId?: string; method?: string; serializedTransactions: string[] };
+    svmMessage?: string;
+    [other: string]: unknown;
+  };
+}
+
+export type PreparedSignature =
+  | { scheme: "ecdsa-secp256k1"; digest: `0x${string}`; kind: "message" | "typedData" | "transaction" | "authorization"; serialized?: `0x${string}` }
+  | { scheme: "frost-ed25519"; message: string; kind: "message" | "transaction" };
+
+const invalid = (what: string, why: string) => badRequest("invalid_sign_request", `${what}: ${why}`, { field: what });
+
+/** A decimal or 0x-hex integer string as a bigint; 400 for anything else. */
+function integer(v: string | undefined, what: string): bigint | undefined {
+  if (v === undefined || v === "") return undefined;
+  if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(v)) throw invalid(what, "not an integer");
+  return BigInt(v);
+}
+
+function evm(input: SignMessageInput): { prepared: PreparedSignature; requests: SigningRequest[] } {
+  const c = input.context ?? {};
+  if (c.evmTransaction) {
+    const t = c.evmTransaction;
+    if (!Number.isSafeInteger(t.chainId) || t.chainId <= 0) throw unprocessable("unsupported_chain_id", "evmTransaction.chainId must be a positive integer (EIP-155)");
+    if (!isAddress(t.to, { strict: false })) throw invalid("context.evmTransaction.to", "not an address");
+    if (t.data !== undefined && t.data !== "" && !isHex(t.data)) throw invalid("context.evmTransaction.data", "not hex");
+    const value = integer(t.value, "context.evmTransaction.value") ?? 0n;
+    const base = {
+      chainId: t.chainId,
+      to: t.to as `0x${string}`,
+      value,
+      ...(t.data ? { data: t.data as `0x${string}` } : {}),
+      ...(t.nonce !== undefined ? { nonce: t.nonce } : {}),
+      ...(t.gas ? { gas: integer(t.gas, "context.evmTransaction.gas") } : {}),
+    };
+    const tx: TransactionSerializable = t.maxFeePerGas
+      ? { ...base, type: "eip1559", maxFeePerGas: integer(t.maxFeePerGas, "context.evmTransaction.maxFeePerGas"), maxPriorityFeePerGas: integer(t.maxPriorityFeePerGas, "context.evmTransaction.maxPriorityFeePerGas") ?? 0n }
+      : { ...base, type: "legacy", ...(t.gasPrice ? { gasPrice: integer(t.gasPrice, "context.evmTransaction.gasPrice") } : {}) };
+    const serialized = serializeTransaction(tx);
+    return {
+      prepared: { scheme: "ecdsa-secp256k1", digest: keccak256(serialized), kind: "transaction", serialized },
+      // The policy's limits are in ether (the chain's native unit), the transaction's value in wei.
+      requests: [{ chain: "EVM", method: "signTransaction", to: t.to, value: formatEther(value) }],
+    };
+  }
+  if (c.evmTypedData) {
+    let digest: `0x${string}`;
+    try {
+      digest = hashTypedData(c.evmTypedData as Parameters<typeof hashTypedData>[0]);
+    } catch (e) {
+      throw invalid("context.evmTypedData", (e as Error).message.split("\n")[0]!);
+    }
+    return { prepared: { scheme: "ecdsa-secp256k1", digest, kind: "typedData" }, requests: [{ chain: "EVM", method: "signTypedData" }] };
+  }
+  if (c.eip7702Auth) {
+    const a = c.eip7702Auth;
+    if (!isAddress(a.address, { strict: false })) throw invalid("context.eip7702Auth.address", "not an address");
+    if (!Number.isSafeInteger(a.chainId) || a.chainId < 0 || !Number.isSafeInteger(a.nonce) || a.nonce < 0) throw invalid("context.eip7702Auth", "chainId and nonce are non-negative integers");
+    const digest = hashAuthorization({ contractAddress: a.address as `0x${string}`, chainId: a.chainId, nonce: a.nonce });
+    // Delegating the account to a contract is as strong as a transaction to it: judged like one.
+    return { prepared: { scheme: "ecdsa-secp256k1", digest, kind: "authorization" }, requests: [{ chain: "EVM", method: "signTransaction", to: a.address, value: "0" }] };
+  }
+  const raw = c.evmMessage?.raw ?? (input.isFormatted ? input.message : undefined);
+  if (raw !== undefined) {
+    if (!isHex(raw)) throw invalid(c.evmMessage ? "context.evmMessage.raw" : "message", "a formatted message is 0x-hex bytes");
+    return { prepared: { scheme: "ecdsa-secp256k1", digest: hashMessage({ raw: raw as `0x${string}` }), kind: "message" }, requests: [{ chain: "EVM", method: "signMessage" }] };
+  }
+  if (!input.message) throw invalid("message", "nothing to sign");
+  return { prepared: { scheme: "ecdsa-secp256k1", digest: hashMessage(input.message), kind: "message" }, requests: [{ chain: "EVM", method: "signMessage" }] };
+}
+
+/** Solana message bytes: a formatted message is hex, base58 or base64 as given; else the UTF-8 text. */
+function svmMessageBytes(text: string, formatted: boolean): Uint8Array {
+  if (!formatted) return new TextEncoder().encode(text);
+  if (/^0x[0-9a-fA-F]*$/.test(text) && text.length % 2 === 0) return Buffer.from(text.slice(2), "hex");
+  for (const decode of [base58.decode, base64.decode]) {
+    try {
+      return decode(text);
+    } catch {
+      // the next encoding
+    }
+  }
+  throw invalid("message", "a formatted Solana message is 0x-hex, base58 or base64");
+}
+
+function svm(input: SignMessageInput): { prepared: PreparedSignature; requests: SigningRequest[] } {
+  const c = input.context ?? {};
+  if (c.svmTransaction) {
+    const txs = c.svmTransaction.serializedTransactions;
+    if (!Array.isArray(txs) || txs.length !== 1) throw unprocessable("one_transaction_per_request", "sign one serialized transaction per request");
+    const { messageBytes, transfers } = solanaMessageOf(txs[0]!);
+    const requests: SigningRequest[] = transfers.length
+      ? transfers.map((t) => ({ chain: "SOL", method: "signTransaction", to: t.to, value: formatUnits(t.lamports, 9) }))
+      : [{ chain: "SOL", method: "signTransaction" }];
+    return { prepared: { scheme: "frost-ed25519", message: bytesToHex(messageBytes), kind: "transaction" }, requests };
+  }
+  const text = c.svmMessage ?? input.message;
+  if (!text) throw invalid("message", "nothing to sign");
+  const bytes = svmMessageBytes(text, !!input.isFormatted);
+  return { prepared: { scheme: "frost-ed25519", message: bytesToHex(bytes), kind: "message" }, requests: [{ chain: "SOL", method: "signMessage" }] };
+}
+
+/** The unsigned EVM transaction `serialized` with its signature: what a node accepts (eth_sendRawTransaction). */
+export function signedEvmTransaction(serialized: `0x${string}`, sig: { r: `0x${string}`; s: `0x${string}`; recovery: number }): `0x${string}` {
+  return serializeTransaction(parseTransaction(serialized), { r: sig.r, s: sig.s, yParity: sig.recovery });
+}
+
+/** What to sign for a wallet of `chain`, and the requests the WaaS policy judges. */
+export function prepareSignature(chain: WaasChain, input: SignMessageInput): { prepared: PreparedSignature; requests: SigningRequest[] } {
+  if (JSON.stringify(input).length > 200_000) throw badRequest("invalid_sign_request", "the request is too large");
+  return chain === "EVM" ? evm(input) : svm(input);
+}
+
+/**
+ * The environment's WaaS policy (src/domain/waas/policy.ts) applied to every request: the first refusal
+ * answers 403 `policy_denied` naming the rule that denied it (or that no allow rule matched).
+ */
+export async function enforceSigningPolicy(deps: Pick<Deps, "db">, environmentId: string, requests: SigningRequest[]): Promise<void> {
+  const policy = await findWaasPolicy(deps.db, environmentId);
+  for (const r of requests) {
+    const verdict = evaluatePolicy(policy?.rules ?? null, r);
+    if (!verdict.allowed) throw policyDenied(verdict);
+  }
+}

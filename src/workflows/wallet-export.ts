@@ -1,0 +1,30 @@
+import { proxyActivities, upsertMemo, upsertSearchAttributes } from "@temporalio/workflow";
+import type { Activities } from "../activities/index.js";
+import { SEARCH_ATTRIBUTES } from "./search-attributes.js";
+
+// 10 s: as the wallet actor's steps (waas-wallet.ts), a step whose worker died is retried that soon.
+const acts = proxyActivities<Activities>({
+  startToCloseTimeout: "10 seconds",
+  retry: { initialInterval: "500 milliseconds", maximumInterval: "10 seconds", maximumAttempts: 20 },
+});
+
+export interface WalletExportInput {
+  environmentId: string;
+  walletId: string;
+  roomId: string;
+}
+
+/**
+ * One export of a WaaS wallet's key (workflow id wallet-export/<walletId>/<exportId>), started by the
+ * wallet's actor as a child so that it runs inside the actor's queue (no refresh or reshare interleaves)
+ * while an operator finds each export by its own id. The id is never reused (REJECT_DUPLICATE), and the
+ * activity writes the result, the audit row and the event together: an export happens once.
+ */
+export async function walletExportWorkflow(input: WalletExportInput): Promise<void> {
+  upsertMemo({ environmentId: input.environmentId, walletId: input.walletId, roomId: input.roomId });
+  upsertSearchAttributes([
+    { key: SEARCH_ATTRIBUTES.environmentId, value: input.environmentId },
+    { key: SEARCH_ATTRIBUTES.operation, value: "export" },
+  ]);
+  await acts.exportRoomKey(input);
+}

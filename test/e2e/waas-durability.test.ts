@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { OPERATIONS, startRig, trialTable, type Rig } from "../../bench/support/waas-durability.js";
+
+/**
+ * The WaaS durability harness (bench/support/waas-durability.ts; `npm run bench:waas-durability` runs 20
+ * trials each) with one trial per operation: refresh, reshare, export and backup start through the published
+ * client on fresh wallets, a real worker process is killed with SIGKILL at a random moment of each, a new one
+ * starts, and every invariant holds: one current share set, none pending, the device's shares sign for the
+ * wallet's address and the old ones no longer do, one export and one backup per id / epoch.
+ */
+
+let rig: Rig;
+
+beforeAll(async () => {
+  rig = await startRig({ port: 20_000 + Math.floor(Math.random() * 20_000) });
+}, 90_000);
+afterAll(async () => {
+  await rig?.stop();
+}, 30_000);
+
+it("keeps every wallet whole when the worker is killed (kill -9) during refresh, reshare, export and backup", async () => {
+  const normal = await rig.calibrate();
+  const results = await rig.batch(
+    OPERATIONS.map((operation) => ({ operation, trial: 1 })),
+    normal,
+  );
+  const table = trialTable(results, normal);
+  expect(results.flatMap((r) => r.violations.map((v) => `${r.operation}: ${v}`)), table).toEqual([]);
+  // A kill delays an operation; it never loses or refuses one.
+  expect(results.map((r) => r.outcome), table).toEqual(OPERATIONS.map(() => "done"));
+}, 240_000);
