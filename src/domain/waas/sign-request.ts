@@ -37,20 +37,29 @@ export type PreparedSignature =
 
 const invalid = (what: string, why: string) => badRequest("invalid_sign_request", `${what}: ${why}`, { field: what });
 
-/** A decimal or 0x-hex integer string as a bigint; 400 for anything else. */
-function integer(v: string | undefined, what: string): bigint | undefined {
-  if (v === undefined || v === "") return undefined;
-  if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(v)) throw invalid(what, "not an integer");
-  return BigInt(v);
+const UINT256_MAX = 2n ** 256n - 1n;
+
+/** A decimal or 0x-hex integer string (a uint256) as a bigint; 400 for anything else. */
+function integer(v: unknown, what: string): bigint | undefined {
+  if (v === undefined || v === null || v === "") return undefined;
+  if (typeof v !== "string" || v.length > 80 || !/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(v)) throw invalid(what, "not an integer string");
+  const n = BigInt(v);
+  if (n > UINT256_MAX) throw invalid(what, "larger than a uint256");
+  return n;
 }
 
-function evm(input: SignMessageInput): { prepared: PreparedSignature; requests: SigningRequest[] } {
+/** 0x-hex of whole bytes (odd-length hex has no one byte reading). */
+const isHexBytes = (v: unknown): v is `0x${string}` => typeof v === "string" && isHex(v) && v.length % 2 === 0;
+
+function evm(input: SignMessageInput, allowedEvmChainIds?: readonly number[]): { prepared: PreparedSignature; requests: SigningRequest[] } {
   const c = input.context ?? {};
   if (c.evmTransaction) {
     const t = c.evmTransaction;
     if (!Number.isSafeInteger(t.chainId) || t.chainId <= 0) throw unprocessable("unsupported_chain_id", "evmTransaction.chainId must be a positive integer (EIP-155)");
+    if (allowedEvmChainIds && !allowedEvmChainIds.includes(t.chainId)) throw unprocessable("unsupported_chain_id", `chain ${t.chainId} is not enabled for this environment`, { chainId: t.chainId });
     if (!isAddress(t.to, { strict: false })) throw invalid("context.evmTransaction.to", "not an address");
-    if (t.data !== undefined && t.data !== "" && !isHex(t.data)) throw invalid("context.evmTransaction.data", "not hex");
+    if (t.data !== undefined && t.data !== "" && !isHexBytes(t.data)) throw invalid("context.evmTransaction.data", "not 0x-hex bytes");
+    if (t.nonce !== undefined && (!Number.isSafeInteger(t.nonce) || t.nonce < 0)) throw invalid("context.evmTransaction.nonce", "not a non-negative integer");
     const value = integer(t.value, "context.evmTransaction.value") ?? 0n;
     const base = {
       chainId: t.chainId,
@@ -89,10 +98,10 @@ function evm(input: SignMessageInput): { prepared: PreparedSignature; requests: 
   }
   const raw = c.evmMessage?.raw ?? (input.isFormatted ? input.message : undefined);
   if (raw !== undefined) {
-    if (!isHex(raw)) throw invalid(c.evmMessage ? "context.evmMessage.raw" : "message", "a formatted message is 0x-hex bytes");
+    if (!isHexBytes(raw)) throw invalid(c.evmMessage ? "context.evmMessage.raw" : "message", "a formatted message is 0x-hex bytes");
     return { prepared: { scheme: "ecdsa-secp256k1", digest: hashMessage({ raw: raw as `0x${string}` }), kind: "message" }, requests: [{ chain: "EVM", method: "signMessage" }] };
   }
-  if (!input.message) throw invalid("message", "nothing to sign");
+  if (typeof input.message !== "string" || !input.message) throw invalid("message", "nothing to sign");
   return { prepared: { scheme: "ecdsa-secp256k1", digest: hashMessage(input.message), kind: "message" }, requests: [{ chain: "EVM", method: "signMessage" }] };
 }
 
@@ -122,20 +131,24 @@ function svm(input: SignMessageInput): { prepared: PreparedSignature; requests: 
     return { prepared: { scheme: "frost-ed25519", message: bytesToHex(messageBytes), kind: "transaction" }, requests };
   }
   const text = c.svmMessage ?? input.message;
-  if (!text) throw invalid("message", "nothing to sign");
+  if (typeof text !== "string" || !text) throw invalid(c.svmMessage !== undefined ? "context.svmMessage" : "message", "nothing to sign");
   const bytes = svmMessageBytes(text, !!input.isFormatted);
   return { prepared: { scheme: "frost-ed25519", message: bytesToHex(bytes), kind: "message" }, requests: [{ chain: "SOL", method: "signMessage" }] };
 }
 
 /** The unsigned EVM transaction `serialized` with its signature: what a node accepts (eth_sendRawTransaction). */
 export function signedEvmTransaction(serialized: `0x${string}`, sig: { r: `0x${string}`; s: `0x${string}`; recovery: number }): `0x${string}` {
-  return serializeTransaction(parseTransaction(serialized), { r: sig.r, s: sig.s, yParity: sig.recovery });
+  // Legacy (EIP-155) transactions encode the recovery as v, typed ones as yParity: viem reads the one it needs.
+  return serializeTransaction(parseTransaction(serialized), { r: sig.r, s: sig.s, yParity: sig.recovery, v: 27n + BigInt(sig.recovery) });
 }
 
-/** What to sign for a wallet of `chain`, and the requests the WaaS policy judges. */
-export function prepareSignature(chain: WaasChain, input: SignMessageInput): { prepared: PreparedSignature; requests: SigningRequest[] } {
+/**
+ * What to sign for a wallet of `chain`, and the requests the WaaS policy judges. `allowedEvmChainIds`, when
+ * given, are the only chains an EVM transaction may name (422 unsupported_chain_id otherwise).
+ */
+export function prepareSignature(chain: WaasChain, input: SignMessageInput, allowedEvmChainIds?: readonly number[]): { prepared: PreparedSignature; requests: SigningRequest[] } {
   if (JSON.stringify(input).length > 200_000) throw badRequest("invalid_sign_request", "the request is too large");
-  return chain === "EVM" ? evm(input) : svm(input);
+  return chain === "EVM" ? evm(input, allowedEvmChainIds) : svm(input);
 }
 
 /**

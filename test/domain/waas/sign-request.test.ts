@@ -36,6 +36,18 @@ describe("prepareSignature", () => {
     expect(codeOf(() => prepareSignature("EVM", { message: "", context: { evmTypedData: { domain: {}, types: {}, primaryType: "Nope", message: {} } } }))).toBe("bad_request:invalid_sign_request");
     expect(codeOf(() => prepareSignature("EVM", { message: "", context: { evmTransaction: { to: "0x000000000000000000000000000000000000dEaD", chainId: -1 } } }))).toBe("unprocessable:unsupported_chain_id");
     expect(codeOf(() => prepareSignature("EVM", { message: "", context: { evmTransaction: { to: "nope", chainId: 1 } } }))).toBe("bad_request:invalid_sign_request");
+    const onChain = (chainId: number) => () => prepareSignature("EVM", { message: "", context: { evmTransaction: { to: "0x000000000000000000000000000000000000dEaD", chainId } } }, [1, 8453]);
+    expect(codeOf(onChain(10))).toBe("unprocessable:unsupported_chain_id");
+    expect(codeOf(onChain(8453))).toBe("no error");
+    // Fields of the wrong type or out of range: 400, never a library's TypeError (a 500).
+    const tx = (extra: Record<string, unknown>) => () => prepareSignature("EVM", { message: "", context: { evmTransaction: { to: "0x000000000000000000000000000000000000dEaD", chainId: 1, ...extra } } } as never);
+    for (const bad of [{ nonce: -1 }, { nonce: 1.5 }, { nonce: "7" }, { data: "0x123" }, { value: "0x" + "f".repeat(65) }, { gas: 21000 }, { maxFeePerGas: "1e9" }]) {
+      expect(codeOf(tx(bad))).toBe("bad_request:invalid_sign_request");
+    }
+    expect(codeOf(() => prepareSignature("EVM", { message: 5 } as never))).toBe("bad_request:invalid_sign_request");
+    expect(codeOf(() => prepareSignature("SOL", { message: 5 } as never))).toBe("bad_request:invalid_sign_request");
+    expect(codeOf(() => prepareSignature("SOL", { message: "", context: { svmMessage: 5 } } as never))).toBe("bad_request:invalid_sign_request");
+    expect(codeOf(() => prepareSignature("SOL", { message: "", context: { svmTransaction: { serializedTransactions: [5] } } } as never))).toBe("bad_request:invalid_solana_transaction");
     expect(codeOf(() => prepareSignature("EVM", { message: "", context: { evmTransaction: { to: "0x000000000000000000000000000000000000dEaD", chainId: 1, value: "1e18" } } }))).toBe("bad_request:invalid_sign_request");
     expect(codeOf(() => prepareSignature("SOL", { message: "", context: { svmTransaction: { serializedTransactions: ["AQID"] } } }))).toBe("bad_request:invalid_solana_transaction");
     expect(codeOf(() => prepareSignature("SOL", { message: "", context: { svmTransaction: { serializedTransactions: ["a", "b"] } } }))).toBe("unprocessable:one_transaction_per_request");
