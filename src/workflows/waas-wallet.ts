@@ -17,16 +17,10 @@ import type { RoomOperationInput, RoomOperationName } from "../domain/waas/share
 import type { BackupStep, BackupStepResult, RecoverStep, RecoverStepResult } from "../domain/waas/backup-steps.js";
 import { walletExportWorkflow } from "./wallet-export.js";
 import { SEARCH_ATTRIBUTES } from "./search-attributes.js";
+import { SHARE_STEP_OPTIONS } from "./share-steps.js";
 import { DEFAULT_ACTOR_POLICY, actorInbox, type ActorPolicy } from "./actor.js";
 
-// Share steps: bad input fails at once (the activities throw non-retryable failures); anything else (the
-// database away, a worker killed mid-step) is retried, and each step finds what an earlier attempt did.
-// 10 s bounds how long a step whose worker was killed (kill -9) holds the wallet before it is retried; a
-// step takes milliseconds (bench/waas-durability.ts, docs/reliability.md).
-const acts = proxyActivities<Activities>({
-  startToCloseTimeout: "10 seconds",
-  retry: { initialInterval: "500 milliseconds", maximumInterval: "10 seconds", maximumAttempts: 20 },
-});
+const acts = proxyActivities<Activities>(SHARE_STEP_OPTIONS);
 
 export interface WaasWalletInput {
   environmentId: string;

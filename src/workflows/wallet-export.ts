@@ -1,12 +1,9 @@
 import { proxyActivities, upsertMemo, upsertSearchAttributes } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.js";
 import { SEARCH_ATTRIBUTES } from "./search-attributes.js";
+import { SHARE_STEP_OPTIONS } from "./share-steps.js";
 
-// 10 s: as the wallet actor's steps (waas-wallet.ts), a step whose worker died is retried that soon.
-const acts = proxyActivities<Activities>({
-  startToCloseTimeout: "10 seconds",
-  retry: { initialInterval: "500 milliseconds", maximumInterval: "10 seconds", maximumAttempts: 20 },
-});
+const acts = proxyActivities<Activities>(SHARE_STEP_OPTIONS);
 
 export interface WalletExportInput {
   environmentId: string;

@@ -81,35 +81,36 @@ async function run(deps: RoomDeps, caller: WaasCaller, room: RoomRecord, step: "
   });
 }
 
-/** createWaasAccount: a new wallet's key is made and split at once; the device reads its shares in the room. */
-export async function createWaasAccount(deps: RoomDeps, caller: WaasCaller, input: { chain: string; clientKeygenIds: string[]; thresholdSignatureScheme?: string }): Promise<OpenedRoom> {
+interface NewWalletInput {
+  chain: string;
+  clientKeygenIds: string[];
+  thresholdSignatureScheme?: string;
+}
+
+/** A room for a wallet to be (keygen, import): its chain, scheme and the device's keygen ids checked first. */
+function openNewWalletRoom(deps: RoomDeps, caller: WaasCaller, operation: "keygen" | "import", input: NewWalletInput): Promise<RoomRecord> {
   const chain = chainOf(input.chain);
   const scheme = schemeOf(input.thresholdSignatureScheme, "thresholdSignatureScheme");
   const ids = keygenIds(input.clientKeygenIds, scheme);
-  const room = await openRoom(deps.db, deps.sealer, {
+  return openRoom(deps.db, deps.sealer, {
     environmentId: caller.env.environmentId,
     userId: caller.principal.userId,
     walletId: randomUUID(),
-    operation: "keygen",
+    operation,
     request: { chain, scheme, clientKeygenIds: ids, audit: auditOf(caller) },
   });
+}
+
+/** createWaasAccount: a new wallet's key is made and split at once; the device reads its shares in the room. */
+export async function createWaasAccount(deps: RoomDeps, caller: WaasCaller, input: NewWalletInput): Promise<OpenedRoom> {
+  const room = await openNewWalletRoom(deps, caller, "keygen", input);
   await run(deps, caller, room);
   return opened(room);
 }
 
 /** importPrivateKey: the room waits for the key, which the device sends encrypted to the room's key. */
-export async function importPrivateKey(deps: RoomDeps, caller: WaasCaller, input: { chain: string; clientKeygenIds: string[]; thresholdSignatureScheme: string }): Promise<OpenedRoom> {
-  const chain = chainOf(input.chain);
-  const scheme = schemeOf(input.thresholdSignatureScheme, "thresholdSignatureScheme");
-  const ids = keygenIds(input.clientKeygenIds, scheme);
-  const room = await openRoom(deps.db, deps.sealer, {
-    environmentId: caller.env.environmentId,
-    userId: caller.principal.userId,
-    walletId: randomUUID(),
-    operation: "import",
-    request: { chain, scheme, clientKeygenIds: ids, audit: auditOf(caller) },
-  });
-  return opened(room);
+export async function importPrivateKey(deps: RoomDeps, caller: WaasCaller, input: NewWalletInput & { thresholdSignatureScheme: string }): Promise<OpenedRoom> {
+  return opened(await openNewWalletRoom(deps, caller, "import", input));
 }
 
 /**

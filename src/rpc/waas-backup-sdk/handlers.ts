@@ -1,28 +1,18 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { Deps } from "../../domain/deps.js";
 import { issueBackupToken } from "../../domain/waas/backup-token.js";
-import type { WaasCaller } from "../../domain/waas/device-caller.js";
 import * as backups from "../../domain/waas/device-backups.js";
 import * as own from "../../domain/own-account/service.js";
 import { SdkWaasBackupService } from "../../gen/sigil/waas/v0/sdk_waas_backup_service_pb.js";
-import { MFA_TOKEN_HEADER, clientMetaOf, endUserOf } from "../context.js";
-import { publicEnvironmentOf } from "../tenant-context.js";
+import { waasCallerOf } from "../waas-sdk/handlers.js";
 import { toUserView } from "../users/mappers.js";
 
-type Ctx = Parameters<typeof clientMetaOf>[0];
-
-const callerOf = (ctx: Ctx): WaasCaller => ({
-  env: publicEnvironmentOf(ctx),
-  principal: endUserOf(ctx),
-  meta: clientMetaOf(ctx),
-  mfaToken: ctx.requestHeader.get(MFA_TOKEN_HEADER),
-});
 
 export function registerSdkWaasBackup(router: ConnectRouter, deps: Deps): void {
   router.service(SdkWaasBackupService, {
     async backupKeyShares(req, ctx) {
       const input = { encryptedAccountCredentials: req.encryptedAccountCredentials, passwordEncrypted: req.passwordEncrypted };
-      return { keyShares: await backups.backupKeyShares(deps, callerOf(ctx), req.walletId, input) };
+      return { keyShares: await backups.backupKeyShares(deps, waasCallerOf(ctx), req.walletId, input) };
     },
     async backupKeySharesToCloudDrive(req, ctx) {
       const input = {
@@ -31,10 +21,10 @@ export function registerSdkWaasBackup(router: ConnectRouter, deps: Deps): void {
         accessToken: req.accessToken,
         backupToken: req.backupToken,
       };
-      return { keyShares: await backups.backupKeySharesToCloudDrive(deps, callerOf(ctx), req.walletId, input) };
+      return { keyShares: await backups.backupKeySharesToCloudDrive(deps, waasCallerOf(ctx), req.walletId, input) };
     },
     async backupKeySharesToLocation(req, ctx) {
-      return backups.backupKeySharesToLocation(deps, callerOf(ctx), req.walletId, req.location);
+      return backups.backupKeySharesToLocation(deps, waasCallerOf(ctx), req.walletId, req.location);
     },
     async backupKeySharesToLocations(req, ctx) {
       const locations = req.locations.map((l) => ({
@@ -42,32 +32,32 @@ export function registerSdkWaasBackup(router: ConnectRouter, deps: Deps): void {
         ...(l.keygenId ? { keygenId: l.keygenId } : {}),
         ...(l.externalKeyShareId ? { externalKeyShareId: l.externalKeyShareId } : {}),
       }));
-      return backups.backupKeySharesToLocations(deps, callerOf(ctx), req.walletId, locations);
+      return backups.backupKeySharesToLocations(deps, waasCallerOf(ctx), req.walletId, locations);
     },
     async recoverKeyShares(req, ctx) {
       const input = { keyShareIds: req.keyShareIds, ...(req.accessToken ? { accessToken: req.accessToken } : {}), ...(req.backupToken ? { backupToken: req.backupToken } : {}) };
-      return { keyShares: await backups.recoverKeyShares(deps, callerOf(ctx), req.walletId, input) };
+      return { keyShares: await backups.recoverKeyShares(deps, waasCallerOf(ctx), req.walletId, input) };
     },
     async getBackupToken(_req, ctx) {
-      return { token: await issueBackupToken(deps, callerOf(ctx)) };
+      return { token: await issueBackupToken(deps, waasCallerOf(ctx)) };
     },
     async getWaasWalletWithVerifiedCredentials(req, ctx) {
-      const caller = callerOf(ctx);
+      const caller = waasCallerOf(ctx);
       const wallet = await backups.callerWalletByAddress(deps, caller, req.walletAddress);
       const view = toUserView(await own.getOwnUser(deps, { env: caller.env, principal: caller.principal, requestId: caller.meta.requestId }));
       // The user as the users endpoint shows it, with only this wallet among its credentials.
       return { user: { ...view, verifiedCredentials: view.verifiedCredentials.filter((vc) => vc.format === "blockchain" && vc.address === wallet.address) } };
     },
     async updateWaasWalletSettings(req, ctx) {
-      return backups.updateWaasWalletSettings(deps, callerOf(ctx), req.walletId, req.hasDeniedDelegatedAccess);
+      return backups.updateWaasWalletSettings(deps, waasCallerOf(ctx), req.walletId, req.hasDeniedDelegatedAccess);
     },
     async deliverDelegatedShare(req, ctx) {
       const e = req.encryptedDelegatedShare!;
       const envelope = { alg: e.alg, iv: e.iv, ct: e.ct, tag: e.tag, ek: e.ek, ...(e.kid ? { kid: e.kid } : {}) };
-      return backups.deliverDelegatedShare(deps, callerOf(ctx), req.walletId, envelope);
+      return backups.deliverDelegatedShare(deps, waasCallerOf(ctx), req.walletId, envelope);
     },
     async getDelegatedAccessEncryptionPublicKey(_req, ctx) {
-      return backups.delegatedAccessKey(deps, callerOf(ctx));
+      return backups.delegatedAccessKey(deps, waasCallerOf(ctx));
     },
   });
 }

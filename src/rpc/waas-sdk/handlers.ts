@@ -23,7 +23,8 @@ import { publicEnvironmentOf } from "../tenant-context.js";
 
 type Ctx = Parameters<typeof clientMetaOf>[0];
 
-const callerOf = (ctx: Ctx): WaasCaller => ({
+/** The caller of a WaaS operation (also the backup operations', src/rpc/waas-backup-sdk). */
+export const waasCallerOf = (ctx: Ctx): WaasCaller => ({
   env: publicEnvironmentOf(ctx),
   principal: endUserOf(ctx),
   meta: clientMetaOf(ctx),
@@ -55,11 +56,11 @@ export function registerSdkWaas(router: ConnectRouter, deps: Deps): void {
   router.service(SdkWaasService, {
     async createWaasAccount(req, ctx) {
       const input = { chain: req.chain, clientKeygenIds: req.clientKeygenIds, thresholdSignatureScheme: req.thresholdSignatureScheme };
-      return openRoom(await createWaasAccount(deps, callerOf(ctx), input));
+      return openRoom(await createWaasAccount(deps, waasCallerOf(ctx), input));
     },
     async importPrivateKey(req, ctx) {
       const input = { chain: req.chain, clientKeygenIds: req.clientKeygenIds, thresholdSignatureScheme: req.thresholdSignatureScheme };
-      return openRoom(await importPrivateKey(deps, callerOf(ctx), input));
+      return openRoom(await importPrivateKey(deps, waasCallerOf(ctx), input));
     },
     async signMessage(req, ctx) {
       const input = {
@@ -68,13 +69,13 @@ export function registerSdkWaas(router: ConnectRouter, deps: Deps): void {
         ...(req.context ? { context: req.context as SignMessageInput["context"] } : {}),
         ...(req.roomId ? { roomId: req.roomId } : {}),
       };
-      return openRoom(await signMessage(deps, callerOf(ctx), req.walletId, input));
+      return openRoom(await signMessage(deps, waasCallerOf(ctx), req.walletId, input));
     },
     async refreshKeyShares(req, ctx) {
-      return openRoom(await refreshKeyShares(deps, callerOf(ctx), req.walletId));
+      return openRoom(await refreshKeyShares(deps, waasCallerOf(ctx), req.walletId));
     },
     async reshare(req, ctx) {
-      const r = await reshare(deps, callerOf(ctx), req.walletId, {
+      const r = await reshare(deps, waasCallerOf(ctx), req.walletId, {
         clientKeygenIds: req.clientKeygenIds,
         oldThresholdSignatureScheme: req.oldThresholdSignatureScheme,
         newThresholdSignatureScheme: req.newThresholdSignatureScheme,
@@ -82,20 +83,20 @@ export function registerSdkWaas(router: ConnectRouter, deps: Deps): void {
       return { room: { roomId: r.roomId, serverKeygenIds: r.serverKeygenIds, newServerKeygenIds: r.newServerKeygenIds, walletId: r.walletId } };
     },
     async exportPrivateKey(req, ctx) {
-      return openRoom(await exportPrivateKey(deps, callerOf(ctx), req.walletId, { exportId: req.exportId }));
+      return openRoom(await exportPrivateKey(deps, waasCallerOf(ctx), req.walletId, { exportId: req.exportId }));
     },
     async createRooms(req, ctx) {
-      return { roomIds: await reserveRooms(deps, callerOf(ctx), { walletId: req.walletId, roomType: req.roomType, ...(req.roomCount !== undefined ? { roomCount: req.roomCount } : {}) }) };
+      return { roomIds: await reserveRooms(deps, waasCallerOf(ctx), { walletId: req.walletId, roomType: req.roomType, ...(req.roomCount !== undefined ? { roomCount: req.roomCount } : {}) }) };
     },
     async createRoomsWithoutWalletId(req, ctx) {
       const input = { walletId: null, roomType: req.roomType, thresholdSignatureScheme: req.thresholdSignatureScheme, ...(req.roomCount !== undefined ? { roomCount: req.roomCount } : {}) };
-      return { roomIds: await reserveRooms(deps, callerOf(ctx), input) };
+      return { roomIds: await reserveRooms(deps, waasCallerOf(ctx), input) };
     },
     async getWaasRoom(req, ctx) {
-      return toRoom(await readRoom(deps, callerOf(ctx), req.roomId));
+      return toRoom(await readRoom(deps, waasCallerOf(ctx), req.roomId));
     },
     async contributeToWaasRoom(req, ctx) {
-      return toRoom(await contribute(deps, callerOf(ctx), req.roomId, (req.contribution ?? {}) as Record<string, unknown>));
+      return toRoom(await contribute(deps, waasCallerOf(ctx), req.roomId, (req.contribution ?? {}) as Record<string, unknown>));
     },
   });
 }
