@@ -268,3 +268,13 @@ export async function eventCreationTimes(q: Queryable, environmentId: string, ev
   const rows = await q.any("SELECT id, created_at FROM events WHERE environment_id = $1 AND id = ANY($2::uuid[])", [environmentId, eventIds]);
   return new Map(rows.map((r) => [r.id as string, r.created_at as Date]));
 }
+
+/** The environment's oldest enabled endpoint subscribed to `eventName` (the customer's backup location). */
+export async function findSubscribedWebhook(q: Queryable, environmentId: string, eventName: string): Promise<WebhookRecord | null> {
+  const row = await q.oneOrNone(
+    `SELECT * FROM webhooks WHERE environment_id = $1 AND enabled_at IS NOT NULL AND $2 = ANY(event_names)
+     ORDER BY created_at, id LIMIT 1`,
+    [environmentId, eventName],
+  );
+  return row ? toWebhook(row) : null;
+}

@@ -50,6 +50,9 @@ const RESOURCES: Record<string, { what: string; actions: Record<string, string> 
       backed_up: "had its key shares backed up (data.location)",
       key_shares_recovered: "had its key shares recovered from a backup",
       settings_updated: "had its settings changed by its user",
+      // Never sent through the outbox: an endpoint subscribed to it is the customer's own backup location,
+      // which the service calls directly (signed POST to store, signed GET to read back; device-encrypted shares).
+      key_share_backup: "a device's key share kept at the customer's own backup endpoint (called directly, not delivered)",
     },
   },
   verified_credential: { what: "a verified credential", actions: { created: "attached to a user", deleted: "removed by its user" } },

@@ -11,6 +11,7 @@ import { endUserAccess } from "../sessions/service.js";
 import { recordBackupLocation } from "./backup-vault.js";
 import type { BackupAuditContext, RecoveredShare, VaultCredential } from "./backup-steps.js";
 import { spendBackupToken } from "./backup-token.js";
+import { fetchFromCustomer, storeAtCustomer } from "./customer-backups.js";
 import { recordClientDelegatedShare, type ClientDelegatedEnvelope } from "./delegated-share.js";
 import type { WaasCaller } from "./device-caller.js";
 
@@ -23,7 +24,7 @@ import type { WaasCaller } from "./device-caller.js";
  * and reaches no actor.
  */
 
-type BackupDeps = Pick<Deps, "db" | "flows" | "config" | "store" | "sessionKeys">;
+type BackupDeps = Pick<Deps, "db" | "flows" | "config" | "store" | "sessionKeys" | "sealer">;
 
 /** The client's backup location names (WaasBackupOptionsEnum) and where each is kept here. */
 const LOCATION_OF: Record<string, ShareBackupLocation> = {
@@ -142,7 +143,7 @@ export async function backupKeySharesToLocations(
   deps: BackupDeps,
   caller: WaasCaller,
   walletId: string,
-  locations: { location: string; keygenId?: string; externalKeyShareId?: string }[],
+  locations: { location: string; keygenId?: string; externalKeyShareId?: string; credential?: VaultCredential }[],
 ) {
   const env = caller.env.environmentId;
   const { set } = await callerWallet(deps, caller, walletId);
@@ -151,13 +152,22 @@ export async function backupKeySharesToLocations(
     const where = LOCATION_OF[l.location];
     if (!where) throw badRequest("invalid_backup_location", `locations[${i}].location is not a backup location`, { field: `locations[${i}].location` });
     if (where === "service") throw badRequest("invalid_backup_location", "dynamic backups are made with backupKeyShares, which stores the shares", { field: `locations[${i}].location` });
-    if (where === "external" && !l.externalKeyShareId)
-      throw badRequest("missing_external_key_share_id", `locations[${i}] is external and needs externalKeyShareId`, { field: `locations[${i}].externalKeyShareId` });
+    if (where === "external" && !l.externalKeyShareId && !l.credential)
+      throw badRequest("missing_external_key_share_id", `locations[${i}] is external and needs externalKeyShareId (or the credential for the customer's endpoint)`, {
+        field: `locations[${i}].externalKeyShareId`,
+      });
     const holder = l.keygenId ? shares.find((s) => s.holderKeygenId === l.keygenId)?.holderIndex : 2;
     if (!holder) throw badRequest("invalid_keygen_id", `locations[${i}].keygenId is not a key of this wallet's current shares`, { field: `locations[${i}].keygenId` });
     return { ...l, where, holder, reference: l.externalKeyShareId || `${l.location}:${set.epoch}:${holder}` };
   });
   if (planned.some((p) => p.where === "delegated") && (await delegatedAccessDenied(deps.db, env, walletId))) throw delegatedAccessRefused();
+  // The customer's endpoint is called before the rows are written (and outside any transaction): a refusal
+  // or an outage records nothing.
+  for (const p of planned) {
+    if (p.where !== "external" || !p.credential) continue;
+    const key = { environmentId: env, environmentName: caller.env.environmentName, walletId, shareSetEpoch: set.epoch, holder: p.holder };
+    p.reference = await storeAtCustomer(deps, key, p.credential);
+  }
   return audited(deps, accessOf(caller), async (t, record) => {
     const locationsWithKeyShares = [];
     for (const p of planned) {
@@ -204,6 +214,9 @@ export async function recoverKeyShares(
     if (drive && s.location === "cloud_drive" && !s.credential) {
       const content = await drive.download(input.accessToken!, backupFileName(walletId, r.epoch, s.holder));
       out.push(toInfo({ ...s, credential: content ? driveCredential(content) : null }));
+    } else if (s.location === "external" && !s.credential) {
+      const key = { environmentId: caller.env.environmentId, environmentName: caller.env.environmentName, walletId, shareSetEpoch: r.epoch, holder: s.holder };
+      out.push(toInfo({ ...s, credential: await fetchFromCustomer(deps, key, s.reference) }));
     } else out.push(toInfo(s));
   }
   return out;

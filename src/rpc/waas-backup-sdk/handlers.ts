@@ -31,6 +31,7 @@ export function registerSdkWaasBackup(router: ConnectRouter, deps: Deps): void {
         location: l.location,
         ...(l.keygenId ? { keygenId: l.keygenId } : {}),
         ...(l.externalKeyShareId ? { externalKeyShareId: l.externalKeyShareId } : {}),
+        ...(l.encryptedAccountCredential ? { credential: { encryptedAccountCredential: l.encryptedAccountCredential, passwordEncrypted: l.passwordEncrypted } } : {}),
       }));
       return backups.backupKeySharesToLocations(deps, waasCallerOf(ctx), req.walletId, locations);
     },
