@@ -119,7 +119,7 @@ export async function waasWalletWorkflow(input: WaasWalletInput): Promise<void> 
       // Its own workflow, so that an operator finds every export by its id in the Temporal UI.
       return executeChild(walletExportWorkflow, {
         workflowId: u.exportWorkflowId!,
-        args: [{ ...wallet, roomId: u.roomId }],
+        args: [{ ...wallet, roomId: u.roomId, userId: input.userId }],
         workflowIdReusePolicy: "REJECT_DUPLICATE",
         staticSummary: `Export of WaaS wallet ${input.walletId}`,
       });

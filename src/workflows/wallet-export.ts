@@ -9,6 +9,8 @@ export interface WalletExportInput {
   environmentId: string;
   walletId: string;
   roomId: string;
+  /** The wallet's user: an operator filters exports by user (SigilUserId) as the actors. */
+  userId?: string | null;
 }
 
 /**
@@ -21,6 +23,7 @@ export async function walletExportWorkflow(input: WalletExportInput): Promise<vo
   upsertMemo({ environmentId: input.environmentId, walletId: input.walletId, roomId: input.roomId });
   upsertSearchAttributes([
     { key: SEARCH_ATTRIBUTES.environmentId, value: input.environmentId },
+    ...(input.userId ? [{ key: SEARCH_ATTRIBUTES.userId, value: input.userId }] : []),
     { key: SEARCH_ATTRIBUTES.operation, value: "export" },
   ]);
   await acts.exportRoomKey(input);
