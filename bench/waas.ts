@@ -41,7 +41,7 @@ import { benchDeployment } from "./support/deps.js";
 import { callLoad, type Result } from "./support/load.js";
 import { cpuSeconds, startSigil, type Running } from "./support/processes.js";
 import { summarise } from "./support/profile-summary.js";
-import { BenchDevice, type RoomView } from "./support/waas-device.js";
+import { BENCH_SCRYPT_N, TestDevice, type RoomView } from "../test/support/waas-device.js";
 
 const argSeconds = process.argv.indexOf("--seconds");
 const seconds = Number(argSeconds > 0 ? process.argv[argSeconds + 1] : (process.env.BENCH_SECONDS ?? 10));
@@ -53,7 +53,7 @@ type Chain = "EVM" | "SVM";
 /** A signed-in user with one wallet per chain, and the device that holds its shares. */
 interface Client {
   jwt: string;
-  wallets: Partial<Record<Chain, { walletId: string; address: string; device: BenchDevice }>>;
+  wallets: Partial<Record<Chain, { walletId: string; address: string; device: TestDevice }>>;
 }
 
 const { database, childEnv, deps } = await benchDeployment("waas");
@@ -88,7 +88,7 @@ try {
 
   /** createWaasAccount (2-of-2), the room read, the device's share opened and checked: one wallet made. */
   async function createWallet(c: Client, chain: Chain) {
-    const device = new BenchDevice();
+    const device = new TestDevice("bench", BENCH_SCRYPT_N);
     const opened = await http<{ roomId: string; walletId: string }>("POST", "/waas/create", c.jwt, { chain, clientKeygenIds: device.keygenIds(1), thresholdSignatureScheme: "TWO_OF_TWO" });
     const room = await http<RoomView>("GET", `/waas/rooms/${opened.roomId}`, c.jwt);
     if (room.status !== "done") throw new Error(`keygen room ${room.status}`);

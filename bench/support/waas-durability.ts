@@ -25,7 +25,7 @@ import { bootstrapTenant } from "../../src/domain/tenancy/bootstrap.js";
 import { workflowIds } from "../../src/temporal/ids.js";
 import { benchDeployment } from "./deps.js";
 import { startSigil, type Running } from "./processes.js";
-import { BenchDevice, type RoomView } from "./waas-device.js";
+import { BENCH_SCRYPT_N, TestDevice, type RoomView } from "../../test/support/waas-device.js";
 
 /**
  * The published client's calls the trials make. Its declaration files re-export without file extensions,
@@ -74,7 +74,7 @@ interface Subject {
   walletId: string;
   address: string;
   scheme: Scheme;
-  device: BenchDevice;
+  device: TestDevice;
 }
 
 /** The outcome of running one operation, before the checks. */
@@ -83,7 +83,7 @@ interface Ran {
   learntFrom: TrialResult["learntFrom"];
   room?: RoomView;
   /** The device that should sign afterwards (the new shares after a finished refresh/reshare). */
-  signer: BenchDevice;
+  signer: TestDevice;
   exportId?: string;
   exportKey?: { open(jwe: string): Promise<Record<string, string>> };
 }
@@ -172,7 +172,7 @@ export async function startRig(opts: { port: number; log?: (line: string) => voi
       const sdk = new published.SDKApi(new published.Configuration({ basePath: `${api.base}/api/v0`, accessToken: jwt, headers: { Authorization: `Bearer ${jwt}` } }));
       // Reshare alternates 2-of-2 -> 2-of-3 and 2-of-3 -> 2-of-2.
       const scheme: Scheme = operation === "reshare" && trial % 2 === 1 ? "TWO_OF_THREE" : "TWO_OF_TWO";
-      const device = new BenchDevice();
+      const device = new TestDevice("bench", BENCH_SCRYPT_N);
       const opened = await sdk.createWaasAccount({
         environmentId: env,
         createWaasAccountRequest: { chain: "EVM", clientKeygenIds: device.keygenIds(scheme === "TWO_OF_TWO" ? 1 : 2), thresholdSignatureScheme: scheme },
@@ -191,10 +191,10 @@ export async function startRig(opts: { port: number; log?: (line: string) => voi
         const opened = await s.sdk.refreshKeyShares({ environmentId: env, walletId: s.walletId }, init);
         const r = await contribute(s, opened.roomId, await s.device.sharesContribution(await room(s, opened.roomId)));
         // The new shares come to the same keygen keys: a copy of the device takes them, the old shares stay for the check.
-        return { ...r, signer: await received(r, Object.assign(Object.create(BenchDevice.prototype) as BenchDevice, s.device), s.device) };
+        return { ...r, signer: await received(r, Object.assign(Object.create(TestDevice.prototype) as TestDevice, s.device), s.device) };
       }
       if (s.operation === "reshare") {
-        const next = new BenchDevice();
+        const next = new TestDevice("bench", BENCH_SCRYPT_N);
         const to: Scheme = s.scheme === "TWO_OF_TWO" ? "TWO_OF_THREE" : "TWO_OF_TWO";
         const opened = await s.sdk.reshare(
           {
@@ -235,14 +235,14 @@ export async function startRig(opts: { port: number; log?: (line: string) => voi
     }
 
     /** After a finished refresh/reshare the device holds the new shares (opened and Feldman-checked); else the old. */
-    async function received(r: Pick<Ran, "outcome" | "room">, next: BenchDevice, old: BenchDevice): Promise<BenchDevice> {
+    async function received(r: Pick<Ran, "outcome" | "room">, next: TestDevice, old: TestDevice): Promise<TestDevice> {
       if (r.outcome !== "done") return old;
       await next.receive(r.room!.result!.shareSet);
       return next;
     }
 
     /** A signing room for an EIP-191 message with `device`'s shares: the signature, or null when refused. */
-    async function signs(s: Subject, device: BenchDevice, message: string): Promise<string | null> {
+    async function signs(s: Subject, device: TestDevice, message: string): Promise<string | null> {
       const opened = await s.sdk.signMessage({ environmentId: env, walletId: s.walletId, signMessageWithWaasRequest: { message } });
       const r = await relay(s.jwt, "POST", `/rooms/${opened.roomId}/contribution`, { contribution: await device.sharesContribution(await room(s, opened.roomId)) });
       return r.status === 200 ? (r.body.result!.signature as string) : null;

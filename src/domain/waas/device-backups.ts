@@ -1,6 +1,5 @@
 import { createCloudDrive } from "../../adapters/cloud-drive.js";
-import { currentSet, setShares } from "../../db/repositories/waas-share-sets.js";
-import { findUserThresholdWallet } from "../../db/repositories/waas-threshold-wallets.js";
+import { setShares } from "../../db/repositories/waas-share-sets.js";
 import { delegatedAccessDenied, dropBackup, setDelegatedAccessDenied, userWalletByAddress } from "../../db/repositories/waas-wallet-backups.js";
 import { newestActiveEncryptionKey } from "../../db/repositories/webhook-outbox.js";
 import { findShareBackup, type ShareBackupLocation } from "../../db/repositories/waas-share-backups.js";
@@ -9,11 +8,11 @@ import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import { endUserAccess } from "../sessions/service.js";
 import { recordBackupLocation } from "./backup-vault.js";
-import type { BackupAuditContext, RecoveredShare, VaultCredential } from "./backup-steps.js";
+import type { RecoveredShare, VaultCredential } from "./backup-steps.js";
 import { spendBackupToken } from "./backup-token.js";
 import { fetchFromCustomer, storeAtCustomer } from "./customer-backups.js";
 import { recordClientDelegatedShare, type ClientDelegatedEnvelope } from "./delegated-share.js";
-import type { WaasCaller } from "./device-caller.js";
+import { auditContextOf, callerThresholdWallet, type WaasCaller } from "./device-caller.js";
 
 /**
  * The published client's WaaS backup operations on the signed-in user's threshold wallets. The device's
@@ -44,29 +43,14 @@ export interface KeyShareInfo {
   encryptedAccountCredential?: string;
 }
 
-const auditOf = (caller: WaasCaller): BackupAuditContext => ({
-  userId: caller.principal.userId,
-  organizationId: caller.env.organizationId,
-  projectId: caller.env.projectId,
-  environmentName: caller.env.environmentName,
-  requestId: caller.meta.requestId,
-});
 const accessOf = (caller: WaasCaller) => endUserAccess(caller.env, caller.principal.userId, caller.meta.requestId);
 
-/** The caller's threshold wallet and its current share set; 404 for anything else. */
-async function callerWallet(deps: Pick<Deps, "db">, caller: WaasCaller, walletId: string) {
-  const env = caller.env.environmentId;
-  const wallet = await findUserThresholdWallet(deps.db, env, caller.principal.userId, walletId);
-  const set = wallet ? await currentSet(deps.db, env, walletId) : null;
-  if (!wallet || !set) throw notFound("wallet");
-  return { wallet, set };
-}
 
 const step = (caller: WaasCaller, walletId: string) => ({
   environmentId: caller.env.environmentId,
   walletId,
   userId: caller.principal.userId,
-  audit: auditOf(caller),
+  audit: auditContextOf(caller),
 });
 
 /** backupKeyShares: the credentials into the service's vault, with the server's share. */
@@ -76,7 +60,7 @@ export async function backupKeyShares(
   walletId: string,
   input: { encryptedAccountCredentials: string[]; passwordEncrypted: boolean },
 ): Promise<KeyShareInfo[]> {
-  await callerWallet(deps, caller, walletId);
+  await callerThresholdWallet(deps, caller, walletId);
   const credentials = credentialsOf(input);
   const r = await deps.flows.runWaasBackup({ ...step(caller, walletId), credentials, toVault: true, location: "dynamic" });
   return r.stored.map((s) => ({ id: s.id, backupLocation: "dynamic", passwordEncrypted: input.passwordEncrypted }));
@@ -95,7 +79,7 @@ export async function backupKeySharesToCloudDrive(
   walletId: string,
   input: { encryptedAccountCredentials: string[]; passwordEncrypted: boolean; accessToken: string; backupToken: string },
 ): Promise<KeyShareInfo[]> {
-  await callerWallet(deps, caller, walletId);
+  await callerThresholdWallet(deps, caller, walletId);
   const credentials = credentialsOf(input);
   await spendBackupToken(deps, caller, input.backupToken);
   const { epoch } = await deps.flows.runWaasBackup({ ...step(caller, walletId), credentials, toVault: false, location: "googleDrive" });
@@ -119,7 +103,7 @@ export const backupFileName = (walletId: string, epoch: number, holder: number) 
 
 /** backupKeySharesToLocation: the device backed up itself; the service records that it did (audit + event). */
 export async function backupKeySharesToLocation(deps: BackupDeps, caller: WaasCaller, walletId: string, location: string) {
-  const { set } = await callerWallet(deps, caller, walletId);
+  const { set } = await callerThresholdWallet(deps, caller, walletId);
   if (!(location in LOCATION_OF)) throw badRequest("invalid_backup_location", "location must be one of googleDrive, icloud, dynamic, external, delegated", { field: "location" });
   await audited(deps, accessOf(caller), (_t, record) =>
     record({
@@ -146,7 +130,7 @@ export async function backupKeySharesToLocations(
   locations: { location: string; keygenId?: string; externalKeyShareId?: string; credential?: VaultCredential }[],
 ) {
   const env = caller.env.environmentId;
-  const { set } = await callerWallet(deps, caller, walletId);
+  const { set } = await callerThresholdWallet(deps, caller, walletId);
   const shares = await setShares(deps.db, env, set.id);
   const planned = locations.map((l, i) => {
     const where = LOCATION_OF[l.location];
@@ -204,7 +188,7 @@ export async function recoverKeyShares(
   walletId: string,
   input: { keyShareIds: string[]; accessToken?: string; backupToken?: string },
 ): Promise<KeyShareInfo[]> {
-  await callerWallet(deps, caller, walletId);
+  await callerThresholdWallet(deps, caller, walletId);
   if (input.accessToken && !input.backupToken) throw badRequest("missing_backup_token", "reading a cloud drive needs a backup token", { field: "backupToken" });
   if (input.accessToken) await spendBackupToken(deps, caller, input.backupToken!);
   const r = await deps.flows.runWaasRecover({ ...step(caller, walletId), keyShareIds: input.keyShareIds });
@@ -267,7 +251,7 @@ const delegatedAccessRefused = () => new DomainError("forbidden", "delegated_acc
  */
 export async function deliverDelegatedShare(deps: BackupDeps, caller: WaasCaller, walletId: string, envelope: ClientDelegatedEnvelope) {
   const env = caller.env.environmentId;
-  const { set } = await callerWallet(deps, caller, walletId);
+  const { set } = await callerThresholdWallet(deps, caller, walletId);
   if (await delegatedAccessDenied(deps.db, env, walletId)) throw delegatedAccessRefused();
   return deps.db.tx(async (t) => {
     const r = await recordClientDelegatedShare(t, accessOf(caller), {

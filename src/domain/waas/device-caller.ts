@@ -1,10 +1,14 @@
 import { signedInWithin } from "../../db/repositories/sessions.js";
+import { currentSet } from "../../db/repositories/waas-share-sets.js";
+import { findUserThresholdWallet } from "../../db/repositories/waas-threshold-wallets.js";
+import { notFound } from "../../errors.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
 import { mfaPolicy } from "../mfa/caller.js";
 import { redeemMfaToken } from "../mfa/mfa-token.js";
 import type { ClientMeta } from "../sessions/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
+import type { BackupAuditContext } from "./backup-steps.js";
 
 /** Who calls a WaaS operation: the session's user in the environment the path names, with its mfaToken if sent. */
 export interface WaasCaller {
@@ -39,3 +43,24 @@ export async function requireFreshFactor(
   }
   await redeemMfaToken(deps, caller, caller.mfaToken);
 }
+
+/**
+ * The caller's threshold wallet and its current share set: the one tenancy check of every WaaS operation,
+ * made before any room opens or any actor is reached. Another user's or environment's wallet: 404.
+ */
+export async function callerThresholdWallet(deps: Pick<Deps, "db">, caller: WaasCaller, walletId: string) {
+  const env = caller.env.environmentId;
+  const wallet = await findUserThresholdWallet(deps.db, env, caller.principal.userId, walletId);
+  const set = wallet ? await currentSet(deps.db, env, walletId) : null;
+  if (!wallet || !set) throw notFound("wallet");
+  return { wallet, set };
+}
+
+/** Who an actor's step is audited as (it travels with the operation: the step has no request context). */
+export const auditContextOf = (caller: WaasCaller): BackupAuditContext => ({
+  userId: caller.principal.userId,
+  organizationId: caller.env.organizationId,
+  projectId: caller.env.projectId,
+  environmentName: caller.env.environmentName,
+  requestId: caller.meta.requestId,
+});

@@ -2,11 +2,10 @@ import { randomUUID } from "node:crypto";
 import { keygenIdKey } from "../../crypto/keygen-envelope.js";
 import { SCHEMES } from "../../crypto/threshold/shares.js";
 import * as rooms from "../../db/repositories/waas-rooms.js";
-import { currentSet, setShares } from "../../db/repositories/waas-share-sets.js";
-import { findUserThresholdWallet } from "../../db/repositories/waas-threshold-wallets.js";
-import { badRequest, conflict, notFound, unprocessable } from "../../errors.js";
+import { setShares } from "../../db/repositories/waas-share-sets.js";
+import { badRequest, conflict, unprocessable } from "../../errors.js";
 import type { Deps } from "../deps.js";
-import { requireFreshFactor, type WaasCaller } from "./device-caller.js";
+import { auditContextOf, callerThresholdWallet, requireFreshFactor, type WaasCaller } from "./device-caller.js";
 import { errorOfRoom, openRoom, takeContribution, userRoom, type RoomRecord } from "./rooms.js";
 import type { RoomOperationName, WaasChain, WaasScheme } from "./share-operations.js";
 import { prepareSigning } from "./device-signing.js";
@@ -30,12 +29,6 @@ export interface OpenedRoom {
 
 const opened = (room: RoomRecord): OpenedRoom => ({ roomId: room.id, walletId: room.walletId ?? "", serverKeygenIds: [room.serverKeygenId] });
 
-const auditOf = (caller: WaasCaller) => ({
-  organizationId: caller.env.organizationId,
-  projectId: caller.env.projectId,
-  environmentName: caller.env.environmentName,
-  requestId: caller.meta.requestId,
-});
 
 /** The client's chain name as the wallet's (SVM is Solana); 422 for chains threshold wallets do not have. */
 function chainOf(chain: string): WaasChain {
@@ -59,14 +52,11 @@ function keygenIds(ids: string[], scheme: WaasScheme): string[] {
   return ids;
 }
 
-/** The caller's threshold wallet and its current share set; 404 for anything else. */
-async function callerWallet(deps: RoomDeps, caller: WaasCaller, walletId: string) {
-  const env = caller.env.environmentId;
-  const wallet = await findUserThresholdWallet(deps.db, env, caller.principal.userId, walletId);
-  const set = wallet ? await currentSet(deps.db, env, walletId) : null;
-  if (!wallet || !set) throw notFound("wallet");
+/** The caller's wallet (404 otherwise) with its chain and current share set. */
+const callerWallet = async (deps: RoomDeps, caller: WaasCaller, walletId: string) => {
+  const { wallet, set } = await callerThresholdWallet(deps, caller, walletId);
   return { chain: wallet.chain, set };
-}
+};
 
 /** Runs the room's operation on the actor; a refusal is the operation's error, also kept in the room. */
 async function run(deps: RoomDeps, caller: WaasCaller, room: RoomRecord, step: "run" | "commit" = "run"): Promise<void> {
@@ -97,7 +87,7 @@ function openNewWalletRoom(deps: RoomDeps, caller: WaasCaller, operation: "keyge
     userId: caller.principal.userId,
     walletId: randomUUID(),
     operation,
-    request: { chain, scheme, clientKeygenIds: ids, audit: auditOf(caller) },
+    request: { chain, scheme, clientKeygenIds: ids, audit: auditContextOf(caller) },
   });
 }
 
@@ -122,7 +112,7 @@ export async function signMessage(deps: RoomDeps, caller: WaasCaller, walletId: 
   const { chain, set } = await callerWallet(deps, caller, walletId);
   await requireFreshFactor(deps, caller, "wallet.waas.sign");
   const signing = await prepareSigning(deps, caller.env.environmentId, chain, input);
-  const request = { ...signing, audit: auditOf(caller) };
+  const request = { ...signing, audit: auditContextOf(caller) };
   const env = caller.env.environmentId;
   let room: RoomRecord;
   if (input.roomId) {
@@ -146,7 +136,7 @@ export async function refreshKeyShares(deps: RoomDeps, caller: WaasCaller, walle
     userId: caller.principal.userId,
     walletId,
     operation: "refresh",
-    request: { clientKeygenIds: held, audit: auditOf(caller) },
+    request: { clientKeygenIds: held, audit: auditContextOf(caller) },
     shareSetId: set.id,
   });
   return opened(room);
@@ -172,7 +162,7 @@ export async function reshare(
     userId: caller.principal.userId,
     walletId,
     operation: "reshare",
-    request: { oldScheme, newScheme, clientKeygenIds: ids, audit: auditOf(caller) },
+    request: { oldScheme, newScheme, clientKeygenIds: ids, audit: auditContextOf(caller) },
     shareSetId: set.id,
   });
   // The server keeps one share in the new set too, under the room's key.
@@ -195,7 +185,7 @@ export async function exportPrivateKey(deps: RoomDeps, caller: WaasCaller, walle
       userId: caller.principal.userId,
       walletId,
       operation: "export",
-      request: { exportId, audit: auditOf(caller) },
+      request: { exportId, audit: auditContextOf(caller) },
       shareSetId: set.id,
     });
     return opened(room);
