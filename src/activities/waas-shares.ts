@@ -8,7 +8,7 @@ import { encryptToKeygenId } from "../crypto/keygen-envelope.js";
 import type { KeyShare, ShareSetPublic, ThresholdCurve } from "../crypto/threshold/shares.js";
 import { endUserAccess } from "../domain/sessions/service.js";
 import type { EnvironmentAccess } from "../domain/tenancy/access.js";
-import { openRoomPart, shareLabel } from "../domain/waas/rooms.js";
+import { openRoomParts, shareLabel } from "../domain/waas/rooms.js";
 import type { ShareSetView, WaasChain } from "../domain/waas/share-operations.js";
 import { DomainError, badRequest, notFound, unprocessable } from "../errors.js";
 
@@ -106,14 +106,15 @@ export async function openShares(q: Queryable, sealer: Sealer, set: ShareSetReco
   const shares: KeyShare[] = [{ index: SERVER_HOLDER_INDEX, value: sealer.open(server.shareSealed, serverShareAad(set.id, SERVER_HOLDER_INDEX)) }];
   const given = (room.contribution?.shares ?? {}) as Record<string, unknown>;
   if (typeof given !== "object" || given === null || Array.isArray(given)) throw badRequest("invalid_contribution", "shares must map holder indexes to envelopes");
-  for (const [key, jwe] of Object.entries(given)) {
+  const parts = Object.entries(given).map(([key, jwe]) => {
     const index = Number(key);
     if (!Number.isInteger(index) || index <= SERVER_HOLDER_INDEX || index > set.holders) {
       throw unprocessable("invalid_holder", `holder ${key} is not a device holder of this ${set.threshold}-of-${set.holders} wallet`);
     }
-    const value = new TextDecoder().decode(await openRoomPart(q, sealer, room, `share-${index}`, jwe));
-    shares.push({ index, value });
-  }
+    return { index, part: `share-${index}`, jwe };
+  });
+  const opened = await openRoomParts(q, sealer, room, parts);
+  parts.forEach((p, i) => shares.push({ index: p.index, value: new TextDecoder().decode(opened[i]) }));
   if (shares.length < needed) throw unprocessable("not_enough_key_shares", `${needed} shares are needed, ${shares.length} were given (the server's included)`);
   return shares;
 }

@@ -118,10 +118,7 @@ async function frostSign(t: Queryable, deps: WaasActivityDeps, room: RoomRecord,
   const serverSigShare = frostSignShare("ed25519", pub, await serverShare(t, deps, set), deps.sealer.open(secrets.serverNoncesSealed, noncesAad(room.id)), commitments, message);
   const signature = frostAggregate("ed25519", pub, commitments, { ...deviceShares, [SERVER_HOLDER_INDEX]: serverSigShare }, message);
   const serialized = room.request.serialized as string | undefined;
-  const { address } = await thresholdWalletKey(t, room.environmentId, room.walletId!);
-  return {
-    signature: base58.encode(signature),
-    signatureHex: bytesToHex(signature),
-    ...(serialized ? { signedTransaction: signedSolanaTransaction(serialized, address, signature) } : {}),
-  };
+  // A transaction is answered signed too: the wallet's address names its signature slot.
+  const signedTransaction = serialized ? signedSolanaTransaction(serialized, (await thresholdWalletKey(t, room.environmentId, room.walletId!)).address, signature) : undefined;
+  return { signature: base58.encode(signature), signatureHex: bytesToHex(signature), ...(signedTransaction ? { signedTransaction } : {}) };
 }

@@ -8,7 +8,7 @@ import type { Sealer } from "../crypto/seal.js";
 import { addressOf, importedSecret, newWalletSecret } from "../crypto/threshold/keys.js";
 import { SCHEMES, groupPublicKey, refreshShares, reshareSecret, splitSecret, type KeyShare, type ShareSetPublic } from "../crypto/threshold/shares.js";
 import { recordChange } from "../domain/audit/audit.js";
-import { openRoomPart, type RoomRecord } from "../domain/waas/rooms.js";
+import { openRoomParts, type RoomRecord } from "../domain/waas/rooms.js";
 import type { WaasChain, WaasScheme } from "../domain/waas/share-operations.js";
 import { conflict, notFound, unprocessable } from "../errors.js";
 import { CURVES, failFast, keygenIdsOf, openShares, publicOf, roomAccess, roomFor, viewOf, writePendingSet } from "./waas-shares.js";
@@ -130,8 +130,8 @@ const ACTIONS: Partial<Record<RoomRecord["operation"], string>> = {
 };
 
 /** The imported key the device sent in the room (a JWE to the room's key, hex inside), as the secret to split. */
-async function importedKey(t: Parameters<typeof openRoomPart>[0], sealer: Sealer, room: RoomRecord, curve: (typeof CURVES)[WaasChain]): Promise<Uint8Array> {
-  const opened = await openRoomPart(t, sealer, room, "privateKey", room.contribution?.privateKey);
+async function importedKey(t: Parameters<typeof openRoomParts>[0], sealer: Sealer, room: RoomRecord, curve: (typeof CURVES)[WaasChain]): Promise<Uint8Array> {
+  const [opened] = await openRoomParts(t, sealer, room, [{ part: "privateKey", jwe: room.contribution?.privateKey }]);
   let bytes: Uint8Array;
   try {
     bytes = hexToBytes(new TextDecoder().decode(opened).replace(/^0x/, ""));

@@ -70,12 +70,14 @@ export async function takeContribution(q: Queryable, environmentId: string, user
   throw conflict("room_closed", room.status === "open" ? "the room has expired" : "the room has already taken its contribution");
 }
 
-/** Opens a part the device encrypted to the room's key (activities only). */
-export async function openRoomPart(q: Queryable, sealer: Sealer, room: RoomRecord, part: string, jwe: unknown): Promise<Uint8Array> {
-  if (typeof jwe !== "string") throw badRequest("invalid_contribution", `the contribution lacks ${part}`);
+/** Opens the parts the device encrypted to the room's key (activities only). */
+export async function openRoomParts(q: Queryable, sealer: Sealer, room: RoomRecord, parts: { part: string; jwe: unknown }[]): Promise<Uint8Array[]> {
+  for (const { part, jwe } of parts) if (typeof jwe !== "string") throw badRequest("invalid_contribution", `the contribution lacks ${part}`);
+  // The room's key is read and unsealed once for all the parts.
   const secrets = await repo.roomSecrets(q, room.environmentId, room.id);
   if (!secrets) throw notFound("room");
-  return openFromKeygenId(sealer.open(secrets.serverKeySealed, roomKeyAad(room.id)), roomPartLabel(room.id, part), jwe, part);
+  const key = sealer.open(secrets.serverKeySealed, roomKeyAad(room.id));
+  return Promise.all(parts.map(({ part, jwe }) => openFromKeygenId(key, roomPartLabel(room.id, part), jwe as string, part)));
 }
 
 /** The DomainError a failed room stands for. */
