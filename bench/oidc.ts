@@ -4,12 +4,14 @@
  * baseline, taking turns (BENCH_ROUNDS, default 4), BENCH_SECONDS per side (default 10), BENCH_CONNECTIONS
  * concurrent callers (default 10); BENCH_SECONDS is split over the rounds.
  *
- *   Sigil      the whole flow minus the human: GET loginUrl (state, PKCE, nonce stored), the provider's
- *              /auth with the caller's provider session and grant already there (each caller logged in and
- *              consented once before the run) -> 303 to Sigil's callback, the callback (code redeemed with
- *              the verifier, ID token validated against the provider's cached keys, userinfo read, outcome
- *              stored), POST oauthResult, POST signIn (the pipeline: returning user, session opened,
- *              provider tokens sealed). One sign-in = these 5 requests.
+ *   Sigil      the whole flow minus the human: GET loginUrl with the app's redirect URL (state, PKCE,
+ *              nonce, the flow's verifier digest stored), the provider's /auth with the caller's provider
+ *              session and grant already there (each caller logged in and consented once before the run)
+ *              -> 303 to Sigil's callback, the callback (code redeemed with the PKCE verifier, ID token
+ *              validated against the provider's cached keys, userinfo read, Sigil's code stored) -> 303 to
+ *              the app's page with Sigil's code, POST signIn with the code and the flow's verifier (the
+ *              pipeline: returning user, session opened, provider tokens sealed). One sign-in = these 4
+ *              requests (Sigil's code reaches the app by its redirect, never by polling oauthResult).
  *   baseline   the provider alone for one sign-in: /auth with the same session and grant -> code, then its
  *              token endpoint (PKCE, client_secret_post) -> access and ID tokens.
  *
@@ -50,18 +52,28 @@ try {
     body: JSON.stringify({ provider: "oidc", clientId: idp.clientId, clientSecret: idp.clientSecret, issuer: idp.issuer }),
   });
   if (created.status !== 201) throw new Error(`provider: ${created.status} ${await created.text()}`);
+  const appPage = "https://app.bench.example/after-sign-in";
+  const origin = await fetch(`${base}/api/v0/environments/${env}/origins`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${tenant.token}` },
+    body: JSON.stringify({ origin: new URL(appPage).origin }),
+  });
+  if (origin.status >= 300) throw new Error(`origin: ${origin.status} ${await origin.text()}`);
 
   // One browser (cookie jar: provider session and grant) per caller, logged in and consented once.
   const browsers = Array.from({ length: connections }, () => new Browser());
   const publicHost = new URL(base).host;
   const signIn = async (browser: Browser, login: string) => {
-    const { url } = (await (await fetch(`${sdk}/providers/oidc/loginUrl`)).json()) as { url: string };
+    const started = await fetch(`${sdk}/providers/oidc/loginUrl?redirectUrl=${encodeURIComponent(appPage)}`);
+    const { url, codeVerifier } = (await started.json()) as { url: string; codeVerifier: string };
     const state = new URL(url).searchParams.get("state")!;
     const at = await approveAtProvider(browser, url, login, publicHost);
-    const done = await fetch(at.url);
-    if (done.status !== 200) throw new Error(`callback ${done.status} ${await done.text()}`);
-    const result = (await (await fetch(`${sdk}/providers/oidc/oauthResult`, post({ state }))).json()) as { code?: string };
-    const r = await fetch(`${sdk}/providers/oidc/signIn`, post({ code: result.code, state }));
+    const done = await fetch(at.url, { redirect: "manual" });
+    const toApp = done.headers.get("location");
+    if (done.status !== 303 || !toApp) throw new Error(`callback ${done.status} ${await done.text()}`);
+    await done.arrayBuffer();
+    const code = new URL(toApp).searchParams.get("code");
+    const r = await fetch(`${sdk}/providers/oidc/signIn`, post({ code, state, codeVerifier }));
     if (r.status !== 200) throw new Error(`signIn ${r.status} ${await r.text()}`);
     await r.arrayBuffer();
   };
@@ -122,7 +134,7 @@ try {
   console.log(`\nOIDC sign-ins, ${connections} concurrent callers, ${ROUNDS} rounds x ${(seconds / ROUNDS).toFixed(1)} s per side (median of rounds)`);
   console.log("| side | sign-ins/s | p50 ms | p99 ms | failed |\n|---|---|---|---|---|");
   console.log(line("provider alone (authorize + token endpoint)", bareRuns));
-  console.log(line("Sigil (loginUrl, authorize, callback, result, signIn)", sigilRuns));
+  console.log(line("Sigil (loginUrl, authorize, callback, signIn)", sigilRuns));
   await idp.close();
 } finally {
   for (const r of running.reverse()) await r.stop();

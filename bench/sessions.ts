@@ -11,8 +11,9 @@
  *                   Baseline: jose jwtVerify with the environment's public key imported once + the same
  *                   revocation GET in Redis; "bare + memo" rows give the baseline the same memo.
  *   refresh         POST /api/v0/sdk/{env}/refresh with the 1,000 sessions' tokens round-robin -> VerifyResponse.
- *                   Baseline: the memo'd verification and revocation GET above, then the domain's
- *                   renewSession, as Sigil's handler (extendLiveSession's UPDATE, the user aggregate, two ES256
+ *                   A refresh spends its token, so each session's next refresh uses the token the last one
+ *                   answered. Baseline: the memo'd verification and revocation GET above, then the domain's
+ *                   refreshSession, as Sigil's handler (rotateRefresh's UPDATE, the user aggregate, two ES256
  *                   signatures: jwt and minifiedJwt).
  *   SIWE sign-in    GET /nonce, then POST /verify with an EIP-4361 message signed by a throwaway EOA key.
  *                   Per turn: up to BENCH_SIGN_INS (1,000) nonces (what the side's last verify rate fills the
@@ -157,7 +158,23 @@ try {
   };
   const check = (server: Running, s: number, opts: { list: readonly string[]; memo?: boolean }) =>
     httpLoad({ url: `${server.base}${server === bare && opts.memo ? "/memo" : ""}${sdk}/session`, headersFor: rotating(opts.list), connections, seconds: s });
-  const refresh = (server: Running, s: number) => httpLoad({ url: `${server.base}${sdk}/refresh`, method: "POST", headersFor: rotating(tokens), connections, seconds: s });
+  // A refresh spends the token it is called with: each session's slot takes the token its refresh answered.
+  const refreshable = [...tokens];
+  let nextRefresh = 0;
+  const refresh = (server: Running, s: number) =>
+    httpLoad({
+      url: `${server.base}${sdk}/refresh`,
+      method: "POST",
+      headersFor: () => {
+        const slot = nextRefresh++ % refreshable.length;
+        return { authorization: `Bearer ${refreshable[slot]}`, "x-bench-slot": String(slot) };
+      },
+      onAnswer: (sent, status, body) => {
+        if (status === 200) refreshable[Number(sent["x-bench-slot"])] = (JSON.parse(body) as { jwt: string }).jwt;
+      },
+      connections,
+      seconds: s,
+    });
 
   // SIWE: per side and phase, every turn's result, for the phase rows under the sign-in rows.
   const phases = new Map<string, Result[]>();

@@ -33,7 +33,7 @@ import { closeDatabase, connectDatabase } from "../src/db/db.js";
 import { bootstrapTenant } from "../src/domain/tenancy/bootstrap.js";
 import { findFreePort } from "../src/infra/ports.js";
 import { createBenchDatabase } from "./support/database.js";
-import { databaseUrl } from "./support/env.js";
+import { benchServers } from "./support/env.js";
 import { startSigil, type Running } from "./support/processes.js";
 
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 180);
@@ -46,7 +46,7 @@ const DRAIN_MS = 60_000;
 const WARMUP_MS = 30_000;
 
 // --- a deployment of its own: database, sealing key, task queue -------------------------------------------
-const database = await createBenchDatabase(databaseUrl);
+const database = await createBenchDatabase(benchServers().databaseUrl);
 const db = connectDatabase(database.url, { max: 2 });
 const children: Running[] = [];
 // Bounded whatever happens: past this, everything is stopped and the process exits.

@@ -29,6 +29,35 @@ export function allowHosts(raw: string | undefined): string[] {
   return entries;
 }
 
+/**
+ * SIGIL_TRUSTED_PROXIES: "10.0.0.0/8,fd00::/8,192.168.1.5", the load balancers whose X-Forwarded-For is
+ * believed (src/server/client-address.ts). Each entry a CIDR range or a plain address (a /32 or /128),
+ * IPv4 or IPv6; returned as normalised CIDRs. Unset or empty: no proxy is trusted.
+ */
+export function trustedProxies(raw: string | undefined): string[] {
+  const entries = (raw ?? "").split(",").map((e) => e.trim()).filter(Boolean);
+  return entries.map((e) => {
+    const plain = e.replace(/^\[(.*)\]$/, "$1");
+    // ipaddr also reads forms such as "10.1" or "0x0a.0.0.1"; an operator's list is dotted quads.
+    const oddIpv4 = !plain.includes(":") && !ipaddr.IPv4.isValidFourPartDecimal(plain.split("/")[0]!);
+    try {
+      if (oddIpv4) throw new Error("not a dotted quad");
+      if (plain.includes("/")) {
+        const [addr, bits] = ipaddr.parseCIDR(plain);
+        return `${addr.toString()}/${bits}`;
+      }
+      if (ipaddr.isValid(plain)) {
+        // ::ffff:a.b.c.d is how a dual-stack socket shows a.b.c.d: kept as the IPv4 address it is.
+        const addr = ipaddr.process(plain);
+        return `${addr.toString()}/${addr.kind() === "ipv4" ? 32 : 128}`;
+      }
+    } catch {
+      // reported below
+    }
+    throw new Error(`SIGIL_TRUSTED_PROXIES entries must be IP addresses or CIDR ranges (e.g. 10.0.0.0/8, fd00::/8), got ${JSON.stringify(e)}`);
+  });
+}
+
 function isCidr(entry: string): boolean {
   try {
     ipaddr.parseCIDR(entry);

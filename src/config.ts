@@ -1,5 +1,5 @@
 import path from "node:path";
-import { allowHosts, bool, durations, httpUrl, int, loopbackPort, sealingKeys } from "./config-values.js";
+import { allowHosts, bool, durations, httpUrl, int, loopbackPort, sealingKeys, trustedProxies } from "./config-values.js";
 
 /**
  * Every setting of Sigil, read from the environment once and validated. Nothing else reads process.env.
@@ -45,6 +45,20 @@ export interface Config {
   verifications: VerificationSettings;
   /** Limits of the SDK surface per client address (src/rpc/interceptors/rate-limit.ts); 0 = unbounded. */
   sdkRateLimits: SdkRateLimits;
+  /**
+   * SIGIL_TRUSTED_PROXIES (CIDRs or addresses, comma-separated; default none): the load balancers in front
+   * of the api. A request whose socket peer is one of them has its client address read from
+   * X-Forwarded-For (the right-most entry that is not itself a trusted proxy); any other request's client
+   * address is its socket peer, whatever it sends (src/server/client-address.ts). Rate limits, sessions'
+   * and audit rows' addresses all use that one address.
+   */
+  trustedProxies: string[];
+  /**
+   * SIGIL_SESSION_MAX_AGE_SECONDS (default 2592000, 30 days; at least 60): an end-user session's absolute
+   * lifetime from its sign-in. Refreshing rotates the session's token but never moves this end: past it a
+   * refresh is refused (401 session_expired) and the user signs in again (src/domain/sessions/refresh.ts).
+   */
+  sessionMaxAgeSeconds: number;
   /** Sign-in with an external identity provider's JWT and with a decentralized-social account. */
   externalSignIn: ExternalSignInSettings;
   /** Where key-share backups go besides the service itself (src/adapters/cloud-drive.ts, src/domain/waas/backup-vault.ts). */
@@ -82,7 +96,7 @@ export interface ExternalSignInSettings {
 
 export const DEFAULT_EXTERNAL_SIGN_IN_SETTINGS: ExternalSignInSettings = { jwksCooldownMs: 30_000, jwksMaxAgeMs: 600_000, socialHubUrl: undefined };
 
-/** Requests per client (socket) address to the SDK surface. */
+/** Requests per client address (the socket peer, or the trusted proxies' forwarded one) to the SDK surface. */
 export interface SdkRateLimits {
   /** SIGIL_SDK_RATE_LIMIT_PER_10S: every SDK call (public or signed in), per 10 seconds. */
   perAddressPer10s: number;
@@ -92,9 +106,17 @@ export interface SdkRateLimits {
 
 export const DEFAULT_SDK_RATE_LIMITS: SdkRateLimits = { perAddressPer10s: 60, signInPerAddressPerMinute: 10 };
 
+export const DEFAULT_SESSION_MAX_AGE_SECONDS = 30 * 24 * 3600;
+
+function sessionMaxAge(env: NodeJS.ProcessEnv): number {
+  const seconds = int("SIGIL_SESSION_MAX_AGE_SECONDS", DEFAULT_SESSION_MAX_AGE_SECONDS, env);
+  if (seconds < 60) throw new Error(`SIGIL_SESSION_MAX_AGE_SECONDS must be at least 60, got ${seconds}`);
+  return seconds;
+}
+
 /** Requests per minute to POST /sdk/{environmentId}/events; 0 = unbounded. */
 export interface SdkEventLimits {
-  /** SIGIL_SDK_EVENTS_PER_ADDRESS_PER_MINUTE: per client (socket) address. */
+  /** SIGIL_SDK_EVENTS_PER_ADDRESS_PER_MINUTE: per client address. */
   perAddressPerMinute: number;
   /** SIGIL_SDK_EVENTS_PER_ENVIRONMENT_PER_MINUTE: per environment, all addresses together. */
   perEnvironmentPerMinute: number;
@@ -234,6 +256,17 @@ export interface VerificationSettings {
   smsApiUrl: string | undefined;
   /** SIGIL_CODE_SENDS_PER_MINUTE (default 3; 0 = unbounded): code creations and retries per e-mail or phone. */
   sendsPerIdentifierPerMinute: number;
+  /**
+   * SIGIL_CODE_FAILURES_PER_IDENTIFIER_PER_DAY (default 20; 0 = unbounded): wrong codes per e-mail or phone
+   * and UTC day, across all its verifications (sign-in, adding it, the e-mail second factor); then 429.
+   */
+  failuresPerIdentifierPerDay: number;
+  /**
+   * SIGIL_SMS_PER_ENVIRONMENT_PER_HOUR (default 100) and SIGIL_SMS_PER_ENVIRONMENT_PER_DAY (default 1000);
+   * 0 = unbounded: SMS codes one environment sends, whatever the numbers (SMS pumping); then 429.
+   */
+  smsPerEnvironmentPerHour: number;
+  smsPerEnvironmentPerDay: number;
 }
 
 export const DEFAULT_VERIFICATION_SETTINGS: VerificationSettings = {
@@ -241,6 +274,9 @@ export const DEFAULT_VERIFICATION_SETTINGS: VerificationSettings = {
   mailFrom: "Sigil <no-reply@localhost>",
   smsApiUrl: undefined,
   sendsPerIdentifierPerMinute: 3,
+  failuresPerIdentifierPerDay: 20,
+  smsPerEnvironmentPerHour: 100,
+  smsPerEnvironmentPerDay: 1000,
 };
 
 function verificationSettings(env: NodeJS.ProcessEnv): VerificationSettings {
@@ -261,6 +297,9 @@ function verificationSettings(env: NodeJS.ProcessEnv): VerificationSettings {
     mailFrom: env.SIGIL_MAIL_FROM?.trim() || DEFAULT_VERIFICATION_SETTINGS.mailFrom,
     smsApiUrl: url("SIGIL_SMS_API_URL", ["http:", "https:"]),
     sendsPerIdentifierPerMinute: int("SIGIL_CODE_SENDS_PER_MINUTE", DEFAULT_VERIFICATION_SETTINGS.sendsPerIdentifierPerMinute, env),
+    failuresPerIdentifierPerDay: int("SIGIL_CODE_FAILURES_PER_IDENTIFIER_PER_DAY", DEFAULT_VERIFICATION_SETTINGS.failuresPerIdentifierPerDay, env),
+    smsPerEnvironmentPerHour: int("SIGIL_SMS_PER_ENVIRONMENT_PER_HOUR", DEFAULT_VERIFICATION_SETTINGS.smsPerEnvironmentPerHour, env),
+    smsPerEnvironmentPerDay: int("SIGIL_SMS_PER_ENVIRONMENT_PER_DAY", DEFAULT_VERIFICATION_SETTINGS.smsPerEnvironmentPerDay, env),
   };
 }
 
@@ -298,6 +337,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perEnvironmentPerMinute: int("SIGIL_SDK_EVENTS_PER_ENVIRONMENT_PER_MINUTE", DEFAULT_SDK_EVENT_LIMITS.perEnvironmentPerMinute, env),
     },
     corsOriginCacheMs: int("SIGIL_CORS_ORIGIN_CACHE_MS", 5000, env),
+    sessionMaxAgeSeconds: sessionMaxAge(env),
+    trustedProxies: trustedProxies(env.SIGIL_TRUSTED_PROXIES),
     verifications: verificationSettings(env),
     externalSignIn: {
       jwksCooldownMs: int("SIGIL_EXTERNAL_JWKS_COOLDOWN_MS", DEFAULT_EXTERNAL_SIGN_IN_SETTINGS.jwksCooldownMs, env),

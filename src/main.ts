@@ -11,7 +11,15 @@ if (!["dev", "api", "worker"].includes(mode)) {
   process.exit(2);
 }
 
-const config = loadConfig();
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (err) {
+    // A malformed setting stops the start with its own message (which names the variable), not a stack.
+    console.error(`sigil: invalid configuration: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(2);
+  }
+})();
 
 /**
  * A graceful stop (in-flight requests drained, worker and dispatcher stopped, children stopped) is bounded by

@@ -6,12 +6,12 @@
  *
  * The work, per route (BENCH_ENV is the one environment served; its tenant row is read once at start):
  *   GET  /api/v0/sdk/{env}/session        jose jwtVerify of the Bearer JWT with the environment's public key
- *                                         (imported once), then the revocation marker in Redis (the same key
- *                                         scheme: src/domain/sessions/revocation.ts) -> 204
+ *                                         (imported once), then the session's state in Redis (the same key
+ *                                         scheme and Postgres fallback: src/domain/sessions/revocation.ts) -> 204
  *   GET  /memo/api/v0/sdk/{env}/session   the same with a memo of verified tokens like Sigil's SessionVerifier
  *                                         (by exact token text, until expiry; the revocation GET stays)
  *   POST /api/v0/sdk/{env}/refresh        memo-verified JWT and revocation GET as above, then the domain's
- *                                         renewSession as Sigil's handler calls it (extendLiveSession's UPDATE,
+ *                                         refreshSession as Sigil's handler calls it (rotateRefresh's UPDATE,
  *                                         the user aggregate, ES256 signing with the same key) -> VerifyResponse
  *   GET  /api/v0/sdk/{env}/nonce          the domain's issueNonce (128 bits in Redis, 10 minutes) -> {nonce}
  *   POST /api/v0/sdk/{env}/verify         the domain's proveWallet (viem parse + checks + signature recovery,
@@ -24,7 +24,7 @@ import { decodeProtectedHeader, importSPKI, jwtVerify, type CryptoKey } from "jo
 import { findPublishedKeys } from "../../src/db/repositories/environment-keys.js";
 import { findEnvironmentTenant } from "../../src/db/repositories/tenant-access.js";
 import { isSessionRevoked } from "../../src/domain/sessions/revocation.js";
-import { renewSession } from "../../src/domain/sessions/service.js";
+import { refreshSession } from "../../src/domain/sessions/refresh.js";
 import { issuerOf, type SessionClaims } from "../../src/domain/sessions/tokens.js";
 import { signInWith } from "../../src/domain/sign-in/pipeline.js";
 import { issueNonce } from "../../src/domain/wallet-sign-in/nonces.js";
@@ -73,7 +73,7 @@ async function authenticate(req: http.IncomingMessage, remembered: boolean): Pro
   const claims = await (remembered ? verifyRemembered(token) : verify(token)).catch((err: unknown) => {
     throw err instanceof Unauthorized ? err : new Unauthorized(String(err));
   });
-  if (await isSessionRevoked(store, claims.sessionId)) throw new Unauthorized("revoked");
+  if (await isSessionRevoked(deps, claims)) throw new Unauthorized("revoked");
   return claims;
 }
 
@@ -110,7 +110,7 @@ async function route(req: http.IncomingMessage, res: http.ServerResponse) {
   }
   if (req.method === "POST" && path === `${SDK}/refresh`) {
     const claims = await authenticate(req, true);
-    const { tokens, user } = await renewSession(deps, { kind: "end_user", ...claims });
+    const { tokens, user } = await refreshSession(deps, env, { kind: "end_user", ...claims }, "");
     return send(res, 200, signIn(tokens, user));
   }
   if (req.method === "GET" && path === `${SDK}/nonce`) return send(res, 200, { nonce: await issueNonce(store, environmentId) });

@@ -13,7 +13,7 @@ import { buildDeps } from "../../src/deps.js";
 import type { Deps, Flows } from "../../src/domain/deps.js";
 import { createStore } from "../../src/store/store.js";
 import { createBenchDatabase } from "./database.js";
-import { databaseUrl } from "./env.js";
+import { benchServers, type BenchServers } from "./env.js";
 
 // Sign-in, refresh and nonces start no durable flow; a call would be a bug of the bench.
 const refuse = () => Promise.reject(new Error("a bench process starts no durable flows"));
@@ -33,10 +33,12 @@ export async function benchDeps(env: NodeJS.ProcessEnv): Promise<Deps & { close(
  * (the bench measures throughput, not the limits); the env its api and worker processes run with, and the
  * domain's dependencies in the bench process on the same parts.
  */
-export async function benchDeployment(name: string, extra: Record<string, string> = {}) {
-  const database = await createBenchDatabase(databaseUrl);
+export async function benchDeployment(name: string, extra: Record<string, string> = {}, servers: BenchServers = benchServers()) {
+  const database = await createBenchDatabase(servers.databaseUrl);
   const childEnv: Record<string, string> = {
     DATABASE_URL: database.url,
+    REDIS_URL: servers.redisUrl,
+    TEMPORAL_ADDRESS: servers.temporalAddress,
     SIGIL_SEALING_KEYS: `bench:${randomBytes(32).toString("base64")}`,
     TEMPORAL_TASK_QUEUE: `bench-${name}-${randomUUID()}`,
     SIGIL_DATA_DIR: path.join(os.tmpdir(), `sigil-bench-${name}`),

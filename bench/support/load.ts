@@ -20,9 +20,24 @@ export async function httpLoad(opts: {
   seconds: number;
   /** Headers of each request on top of `headers` (e.g. a different session token per request). */
   headersFor?: () => Record<string, string>;
+  /** Each answer with the headersFor headers its request went with (e.g. to replace a token it rotated). */
+  onAnswer?: (sent: Record<string, string>, status: number, body: string) => void;
 }): Promise<Result> {
-  const { headersFor } = opts;
-  const requests = headersFor ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, ...headersFor() } }) }] : undefined;
+  const { headersFor, onAnswer } = opts;
+  // A connection sends its next request only after the last answer: its context holds what that one sent.
+  type Sent = { sent?: Record<string, string> };
+  const requests = headersFor
+    ? [
+        {
+          setupRequest: (req: autocannon.Request, context: object) => {
+            const extra = headersFor();
+            (context as Sent).sent = extra;
+            return { ...req, headers: { ...req.headers, ...extra } };
+          },
+          ...(onAnswer ? { onResponse: (status: number, body: string, context: object) => onAnswer((context as Sent).sent ?? {}, status, body) } : {}),
+        },
+      ]
+    : undefined;
   const r = await autocannon({ url: opts.url, method: opts.method ?? "GET", headers: opts.headers, body: opts.body, connections: opts.connections, duration: opts.seconds, requests });
   return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, ok: r["2xx"], failed: r.non2xx + r.errors + r.timeouts };
 }

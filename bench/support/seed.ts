@@ -5,7 +5,7 @@
 import { closeDatabase, connectDatabase } from "../../src/db/db.js";
 import { migrate } from "../../src/db/migrate.js";
 import { bootstrapTenant } from "../../src/domain/tenancy/bootstrap.js";
-import { databaseUrl } from "./env.js";
+import { benchServers } from "./env.js";
 
 export type BenchDb = ReturnType<typeof connectDatabase>;
 
@@ -19,7 +19,7 @@ export interface Seeded {
 }
 
 export async function seedTenant(users: number): Promise<Seeded> {
-  const db = connectDatabase(databaseUrl);
+  const db = connectDatabase(benchServers().databaseUrl);
   await migrate(db);
   const tenant = await bootstrapTenant(db);
   const env = tenant.environmentId;

@@ -24,6 +24,7 @@ import type { PublicEnvironment } from "../../src/domain/tenancy/access.js";
 import { bootstrapTenant } from "../../src/domain/tenancy/bootstrap.js";
 import { workflowIds } from "../../src/temporal/ids.js";
 import { benchDeployment } from "./deps.js";
+import type { BenchServers } from "./env.js";
 import { startSigil, type Running } from "./processes.js";
 import { BENCH_SCRYPT_N, TestDevice, type RoomView } from "../../test/support/waas-device.js";
 
@@ -105,12 +106,15 @@ export interface Rig {
   stop(): Promise<void>;
 }
 
-export async function startRig(opts: { port: number; log?: (line: string) => void }): Promise<Rig> {
+/** A rig on the servers given (a test run's), else on those the bench's environment names. */
+export async function startRig(opts: { port: number; log?: (line: string) => void; servers?: BenchServers }): Promise<Rig> {
   const log = opts.log ?? (() => {});
-  const { database, childEnv, deps } = await benchDeployment("waas-durability", {
+  const { database, childEnv, deps } = await benchDeployment(
+    "waas-durability",
     // Both processes must seal and open backups with the same key (unset, each would write its own file).
-    SIGIL_BACKUP_SEALING_KEYS: `durability:${randomBytes(32).toString("base64")}`,
-  });
+    { SIGIL_BACKUP_SEALING_KEYS: `durability:${randomBytes(32).toString("base64")}` },
+    opts.servers,
+  );
   const running: Running[] = [];
   let temporal: Connection | undefined;
   const stop = async () => {
@@ -127,7 +131,7 @@ export async function startRig(opts: { port: number; log?: (line: string) => voi
     running.push(worker);
     const api = await startSigil("api", opts.port, [], childEnv);
     running.push(api);
-    temporal = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+    temporal = await Connection.connect({ address: childEnv.TEMPORAL_ADDRESS });
     const client = new Client({ connection: temporal, namespace: process.env.TEMPORAL_NAMESPACE || "default" });
 
     async function relay<T = RoomView>(jwt: string, method: "GET" | "POST", route: string, body?: unknown, timeoutMs = CALL_TIMEOUT_MS): Promise<{ status: number; body: T }> {

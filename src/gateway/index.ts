@@ -21,6 +21,8 @@ export interface RestGatewayOptions {
   transport: Transport;
   /** Largest accepted request body; larger ones get 413 without being read to the end. */
   maxBodyBytes: number;
+  /** The caller's address (the server's reading of socket and trusted proxies); default: the socket peer. */
+  clientAddress?: (req: GatewayRequest) => string;
   /** Sees every error answered as a 500, whose detail the client never gets. */
   onInternalError?: (err: unknown) => void;
 }
@@ -43,7 +45,7 @@ const FORWARDED_RESPONSE_HEADERS = [
 ] as const;
 /** The query of a URL without one, shared: the request builder only reads it. */
 const NO_QUERY: Readonly<URLSearchParams> = new URLSearchParams();
-/** Set by the gateway from the socket; a caller-supplied value is never trusted. */
+/** Set by the gateway from the socket (or a trusted proxy's forwarding header); a caller-supplied value is never trusted. */
 export { CLIENT_IP_HEADER };
 
 /**
@@ -97,7 +99,8 @@ export function createRestGateway(opts: RestGatewayOptions): RestGateway {
     res.once("close", () => {
       if (!res.writableEnded) abort.abort();
     });
-    serve(req, routes, clientFor, opts.maxBodyBytes, abort.signal)
+    const clientAddress = opts.clientAddress?.(req) ?? req.socket?.remoteAddress ?? "";
+    serve(req, routes, clientFor, { maxBodyBytes: opts.maxBodyBytes, clientAddress }, abort.signal)
       .catch((err: unknown) => {
         const e = toHttpError(err);
         if (e.status === 500 && !abort.signal.aborted) opts.onInternalError?.(err);
@@ -127,7 +130,7 @@ async function serve(
   req: GatewayRequest,
   routes: readonly Route[],
   clientFor: (service: DescService) => Record<string, UnaryFn>,
-  maxBodyBytes: number,
+  { maxBodyBytes, clientAddress }: { maxBodyBytes: number; clientAddress: string },
   signal: AbortSignal,
 ): Promise<Answer> {
   const rawUrl = req.url ?? "/";
@@ -171,7 +174,7 @@ async function serve(
       if (value !== null) passedOn[name] = value;
     }
   };
-  const callOptions = { headers: forwardedHeaders(req), signal, onHeader: noteHeaders, onTrailer: noteRequestId };
+  const callOptions = { headers: forwardedHeaders(req, clientAddress), signal, onHeader: noteHeaders, onTrailer: noteRequestId };
   if (route.method.methodKind === "server_streaming") {
     const call = clientFor(route.service)[route.method.localName] as unknown as ServerStreamFn;
     const rest = call(input, callOptions)[Symbol.asyncIterator]();
@@ -225,14 +228,14 @@ async function readJsonBody(req: GatewayRequest, maxBodyBytes: number): Promise<
   }
 }
 
-function forwardedHeaders(req: GatewayRequest): Headers {
+function forwardedHeaders(req: GatewayRequest, clientAddress: string): Headers {
   const headers = new Headers();
   for (const name of FORWARDED_HEADERS) {
     const value = req.headers[name];
     if (typeof value === "string") headers.set(name, value);
     else if (Array.isArray(value)) headers.set(name, value.join(", "));
   }
-  headers.set(CLIENT_IP_HEADER, req.socket?.remoteAddress ?? "");
+  headers.set(CLIENT_IP_HEADER, clientAddress);
   return headers;
 }
 

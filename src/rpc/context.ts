@@ -8,7 +8,7 @@ export type { Principal, TokenPrincipal } from "../domain/auth/principal.js";
 export const principalKey = createContextKey<Principal>({ kind: "anonymous" }, { description: "caller" });
 export const requestIdKey = createContextKey<string>("", { description: "request id" });
 /**
- * Header the REST gateway uses to pass the socket address of an in-process call; it overwrites whatever a
+ * Header the REST gateway uses to pass the client address of an in-process call; it overwrites whatever a
  * caller sent. Direct RPC calls carry the address in clientIpKey instead, so the header is never trusted
  * over it.
  */
@@ -17,12 +17,16 @@ export const CLIENT_IP_HEADER = "sigil-client-ip";
 /** The header that carries an mfaToken to operations that ask for a fresh second factor. */
 export const MFA_TOKEN_HEADER = "x-mfa-auth-token";
 
-/** The caller's network address, set by the HTTP adapter (or the gateway) for rate limiting and logs. */
+/**
+ * The caller's network address, set by the HTTP adapter (or the gateway) for rate limiting and logs: the
+ * socket peer, or behind a trusted proxy the address it forwarded (src/server/client-address.ts).
+ */
 export const clientIpKey = createContextKey<string>("", { description: "client ip" });
 
 /**
- * The caller's socket address: the adapter's for direct RPC calls, else the one the REST gateway put in
- * CLIENT_IP_HEADER (it overwrites any caller-sent value). Forwarded-for headers are never read.
+ * The caller's address: the adapter's for direct RPC calls, else the one the REST gateway put in
+ * CLIENT_IP_HEADER (it overwrites any caller-sent value). Both come from src/server/client-address.ts,
+ * which believes X-Forwarded-For only from a trusted proxy (SIGIL_TRUSTED_PROXIES).
  */
 export function clientAddress(ctx: { values: { get<T>(key: ContextKey<T>): T }; requestHeader: Headers }): string {
   return ctx.values.get(clientIpKey) || ctx.requestHeader.get(CLIENT_IP_HEADER) || "";

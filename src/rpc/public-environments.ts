@@ -1,5 +1,6 @@
 import type { Queryable } from "../db/db.js";
 import * as repo from "../db/repositories/tenant-access.js";
+import { isUuid } from "../db/text-match.js";
 import type { PublicEnvironment } from "../domain/tenancy/access.js";
 import { ProcessCache } from "../store/process-cache.js";
 
@@ -19,6 +20,8 @@ export class PublicEnvironments {
   constructor(private readonly db: Queryable) {}
 
   async find(environmentId: string): Promise<PublicEnvironment | null> {
+    // Not an id at all: no such environment, without a cast error from the uuid column.
+    if (!isUuid(environmentId)) return null;
     const found = this.cache.get(environmentId, (id) => this.load(id));
     const env = await found;
     if (!env) this.cache.forgetIf(environmentId, found);

@@ -1,6 +1,7 @@
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence, type ListValue } from "@bufbuild/protobuf/wkt";
 import type { FieldRules } from "../gen/sigil/options/v0/options_pb.js";
+import { emailProblem } from "../domain/verifications/email.js";
 import { badRequest, type DomainError } from "../errors.js";
 import { fieldRules } from "./method-options.js";
 
@@ -16,8 +17,6 @@ export function validationError(violations: readonly Violation[]): DomainError {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-// Deliberately simple: one @, no spaces, a dot in the domain. Deliverability is proven by verification.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const patternCache = new Map<string, RegExp>();
 
 function isHttpUrl(s: string): boolean {
@@ -43,13 +42,27 @@ function checkString(path: string, value: string, f: DescField, out: Violation[]
   if (r.minLen && length < r.minLen) out.push({ field: path, message: `must be at least ${r.minLen} characters` });
   if (r.maxLen && length > r.maxLen) out.push({ field: path, message: `must be at most ${r.maxLen} characters` });
   if (r.allowed.length && !r.allowed.includes(value)) out.push({ field: path, message: `must be one of: ${r.allowed.join(", ")}` });
-  if (r.email && !EMAIL.test(value)) out.push({ field: path, message: "must be an email address" });
+  // The domain's one e-mail rule (a plain address, no quoted local part): deliverability is proven by verification.
+  if (r.email) {
+    const problem = emailProblem(value);
+    if (problem) out.push({ field: path, message: problem });
+  }
   if (r.url && !isHttpUrl(value)) out.push({ field: path, message: "must be an absolute http(s) URL" });
   if (r.pattern) {
     let re = patternCache.get(r.pattern);
     if (!re) patternCache.set(r.pattern, (re = new RegExp(r.pattern)));
     if (!re.test(value)) out.push({ field: path, message: `must match ${r.pattern}` });
   }
+}
+
+/**
+ * The rules of one string field alone: for what an interceptor must read before the whole request is
+ * checked (the environment a session is verified against).
+ */
+export function validateStringField(f: DescField, value: string): Violation[] {
+  const out: Violation[] = [];
+  checkString(f.jsonName, value, f, out);
+  return out;
 }
 
 /**

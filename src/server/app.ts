@@ -14,6 +14,7 @@ import { withCors } from "./cors.js";
 import { createSdkOriginCheck } from "./sdk-origins.js";
 import { createInProcessTransport } from "./in-process-transport.js";
 import { createDirectUnaryHandler } from "./direct-unary/index.js";
+import { createClientAddressOf } from "./client-address.js";
 
 export interface ReadinessCheck {
   name: string;
@@ -51,9 +52,12 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
   const interceptors = createInterceptors(deps);
   // REST calls the handlers in process through the same interceptors, without a round trip through bytes.
   const transport = createInProcessTransport(apiRoutes, interceptors, createRouterTransport(apiRoutes, { router: { interceptors } }));
+  // One reading of the client address for every way in (REST, Connect, gRPC, gRPC-Web).
+  const clientAddressOf = createClientAddressOf(deps.config.trustedProxies);
   const gateway = createRestGateway({
     services: apiServices,
     transport,
+    clientAddress: clientAddressOf,
     maxBodyBytes: deps.config.maxBodyBytes,
     onInternalError: (err) => deps.log.error("gateway error", { error: err instanceof Error ? err.message : String(err) }),
   });
@@ -85,9 +89,10 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
   };
 
   const acceptCompression = [compressionGzip, compressionBrotli];
-  const contextValues = (req: { socket?: { remoteAddress?: string } | null }) => {
+  const contextValues = (req: Req) => {
     const values = createContextValues();
-    values.set(clientIpKey, req.socket?.remoteAddress ?? "");
+    // Never empty: an empty key would let CLIENT_IP_HEADER (the gateway's, but also any caller's) decide.
+    values.set(clientIpKey, clientAddressOf(req) || "unknown");
     return values;
   };
   const adapter = connectNodeAdapter({

@@ -3,6 +3,12 @@
  * Backed by Redis when REDIS_URL is set (every replica sees the same state); otherwise by an in-process
  * twin with the same semantics, which is only correct for a single process (`npm start`).
  *
+ * Either may forget anything at any time (a restart empties the in-process store; a Redis may run without
+ * persistence, evict keys or be flushed), so losing a key must never open a door: what is kept here is a
+ * challenge whose loss only fails its flow (a nonce, a code, an OAuth state), a counter, or a cache of what
+ * Postgres decides (a session's revocation: src/domain/sessions/revocation.ts). A mark that must stop a
+ * second use of a credential that proves itself lives in Postgres (src/domain/spent-credentials).
+ *
  * The contract both backends implement (store.ts picks one). TTLs are in seconds and may be fractional
  * (stored with millisecond precision); a TTL must be > 0.
  */

@@ -10,12 +10,14 @@ import { neutralWords } from "../support/neutral-words.js";
 import { refused, sdkFor } from "../support/sdk-client.js";
 import { signInAs } from "../support/sessions.js";
 import { clientChatUser, signWidget, widgetUser } from "./support/chat-widget.js";
+import { APP_PAGE, registerAppOrigin, withQuery } from "./support/oauth-flow.js";
 
 /**
  * Signing in with the chat platform's login widget through the published client (its chat operations at
- * the contract's neutral paths): the widget page for a state, the signed data posted under it, the poll, the
- * sign-in; or the signed data sent directly. Attacks: tampered data, another bot's signature, stale data,
- * replayed data or state, two sign-ins with one state.
+ * the contract's neutral paths): the widget page for a state and the app's redirect URL, the signed data
+ * posted under it (answering the app's URL with the state and a one-time code), the poll, the sign-in with
+ * state and code; or the signed data sent directly. Attacks: tampered data, another bot's signature, stale
+ * data, replayed data or state, two sign-ins with one code.
  */
 
 let app: TestApp;
@@ -26,6 +28,7 @@ beforeAll(async () => {
   app = await startTestApp();
   tenant = await newTenant();
   await enableChat(tenant, BOT.name, BOT.token);
+  await registerAppOrigin(app.baseUrl, tenant);
 }, 60_000);
 afterAll(() => app?.stop());
 
@@ -36,18 +39,26 @@ async function enableChat(t: BootstrapResult, clientId: string, clientSecret: st
   const res = await call(app.baseUrl, "POST", `/environments/${t.environmentId}/settings/providers`, { token: t.token, body: { provider: "chat", clientId, clientSecret } });
   if (res.status >= 300) throw new Error(`provider: ${res.status} ${res.text}`);
 }
-/** The widget flow up to the signed data posted under a fresh state. */
+/** The widget page for a state, opened with the app's page as its redirect URL. */
+const openPage = (state: string, environmentId = tenant.environmentId) => withQuery(sdk(), { redirectUrl: APP_PAGE }).getTelegramAuthRaw({ environmentId, state });
+/** What the page does with the widget's signed data: posts it under the state; answers the code sent to the app. */
+async function post(state: string, signed: Record<string, string>, environmentId = tenant.environmentId) {
+  const res = await sdk().postTelegramAuthRaw({ environmentId, telegramPostRequest: { state, telegramUser: clientChatUser(signed) } });
+  const { redirectUrl } = (await res.raw.json()) as { redirectUrl: string };
+  expect(redirectUrl.startsWith(`${APP_PAGE}?`)).toBe(true);
+  return new URL(redirectUrl).searchParams.get("code")!;
+}
+/** The widget flow up to the signed data posted under a fresh state: the state and the app's one-time code. */
 async function completedState(environmentId = tenant.environmentId, signed = signWidget(BOT.token, widgetUser())) {
   const state = newState();
-  await sdk().getTelegramAuth({ environmentId, state });
-  await sdk().postTelegramAuth({ environmentId, telegramPostRequest: { state, telegramUser: clientChatUser(signed) } });
-  return { state, signed };
+  await openPage(state, environmentId);
+  return { state, code: await post(state, signed, environmentId), signed };
 }
 
 describe("the widget flow", () => {
   it("page, post, poll, sign-in: a new user with the chat account, the same user next time", async () => {
     const state = newState();
-    const page = await sdkFor(app.baseUrl).withMiddleware(neutralWords).getTelegramAuthRaw({ environmentId: tenant.environmentId, state });
+    const page = await openPage(state);
     const html = await page.raw.text();
     expect(page.raw.headers.get("content-type")).toMatch(/^text\/html/);
     expect(page.raw.headers.get("content-security-policy")).toMatch(/frame-ancestors 'none'/);
@@ -59,10 +70,10 @@ describe("the widget flow", () => {
 
     const user = widgetUser();
     const signed = signWidget(BOT.token, user);
-    await sdk().postTelegramAuth({ environmentId: tenant.environmentId, telegramPostRequest: { state, telegramUser: clientChatUser(signed) } });
+    const code = await post(state, signed);
     await sdk().telegramCheckAuth({ environmentId: tenant.environmentId, oauthResultRequest: { state } });
 
-    const first = await sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { state } });
+    const first = await sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { state, code } });
     expect(first.user.newUser).toBe(true);
     const cred = first.user.verifiedCredentials?.find((c) => c.format === "oauth");
     expect(cred).toBeDefined();
@@ -70,30 +81,30 @@ describe("the widget flow", () => {
     const row = await app.db.one("SELECT oauth_provider, oauth_account_id, oauth_username FROM verified_credentials WHERE user_id = $1 AND format = 'oauth'", [first.user.id]);
     expect(row).toEqual({ oauth_provider: "chat", oauth_account_id: String(user.id), oauth_username: user.username });
 
-    // The state is used up.
-    const again = await refused(sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { state } }));
-    expect([again.status, again.body.code]).toEqual([404, "chat_auth_not_found"]);
+    // The code is used up.
+    const again = await refused(sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { state, code } }));
+    expect([again.status, again.body.code]).toEqual([400, "invalid_chat_auth_code"]);
 
-    const { state: second } = await completedState(tenant.environmentId, signWidget(BOT.token, { ...user, auth_date: user.auth_date + 1 }));
-    const next = await sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { state: second } });
+    const second = await completedState(tenant.environmentId, signWidget(BOT.token, { ...user, auth_date: user.auth_date + 1 }));
+    const next = await sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { state: second.state, code: second.code } });
     expect(next.user.newUser).toBe(false);
     expect(next.user.id).toBe(first.user.id);
   });
 
-  it("a state opens one page; unknown states are 404; of two sign-ins with one state exactly one wins", async () => {
+  it("a state opens one page; unknown states are 404; of two sign-ins with one code exactly one wins", async () => {
     const state = newState();
-    await sdk().getTelegramAuth({ environmentId: tenant.environmentId, state });
-    expect((await refused(sdk().getTelegramAuth({ environmentId: tenant.environmentId, state }))).status).toBe(409);
+    await openPage(state);
+    expect((await refused(openPage(state))).status).toBe(409);
     const unknown = await refused(sdk().telegramCheckAuth({ environmentId: tenant.environmentId, oauthResultRequest: { state: newState() } }));
     expect([unknown.status, unknown.body.code]).toEqual([404, "chat_auth_not_found"]);
     const post = await refused(
       sdk().postTelegramAuth({ environmentId: tenant.environmentId, telegramPostRequest: { state: newState(), telegramUser: clientChatUser(signWidget(BOT.token, widgetUser())) } }),
     );
     expect(post.status).toBe(404);
-    expect((await refused(sdk().getTelegramAuth({ environmentId: tenant.environmentId, state: "short" }))).status).toBe(400);
+    expect((await refused(openPage("short"))).status).toBe(400);
 
-    const { state: raced } = await completedState();
-    const results = await Promise.allSettled([1, 2].map(() => sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { state: raced } })));
+    const raced = await completedState();
+    const results = await Promise.allSettled([1, 2].map(() => sdk().telegramSignIn({ environmentId: tenant.environmentId, oauthResultRequest: { state: raced.state, code: raced.code } })));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
   });
 
@@ -101,7 +112,7 @@ describe("the widget flow", () => {
     const before = await app.db.one("SELECT count(*)::int AS n FROM users WHERE environment_id = $1", [tenant.environmentId]);
     const post = async (signed: Record<string, string>) => {
       const state = newState();
-      await sdk().getTelegramAuth({ environmentId: tenant.environmentId, state });
+      await openPage(state);
       return refused(sdk().postTelegramAuth({ environmentId: tenant.environmentId, telegramPostRequest: { state, telegramUser: clientChatUser(signed) } }));
     };
     const tampered = { ...signWidget(BOT.token, widgetUser()), username: "admin" };
@@ -158,14 +169,14 @@ describe("chatVerify", () => {
   it("adds the chat account to the signed-in user; another user's is 422", async () => {
     const user = await signInAs(app, tenant.environmentId);
     const signed = signWidget(BOT.token, widgetUser());
-    const { state } = await completedState(tenant.environmentId, signed);
-    const linked = await sdk(user.jwt).telegramVerify({ environmentId: tenant.environmentId, oauthResultRequest: { state } });
+    const { state, code } = await completedState(tenant.environmentId, signed);
+    const linked = await sdk(user.jwt).telegramVerify({ environmentId: tenant.environmentId, oauthResultRequest: { state, code } });
     expect(linked.user.id).toBe(user.userId);
     expect(linked.user.verifiedCredentials?.some((c) => c.format === "oauth")).toBe(true);
 
     const other = await signInAs(app, tenant.environmentId);
-    const { state: second } = await completedState(tenant.environmentId, signWidget(BOT.token, { ...widgetUser(), id: Number(signed.id) }));
-    const taken = await refused(sdk(other.jwt).telegramVerify({ environmentId: tenant.environmentId, oauthResultRequest: { state: second } }));
+    const second = await completedState(tenant.environmentId, signWidget(BOT.token, { ...widgetUser(), id: Number(signed.id) }));
+    const taken = await refused(sdk(other.jwt).telegramVerify({ environmentId: tenant.environmentId, oauthResultRequest: { state: second.state, code: second.code } }));
     expect([taken.status, taken.body.code]).toEqual([422, "credential_owned_by_another_user"]);
   });
 });

@@ -7,6 +7,7 @@ import { buildRoutes, type Route } from "../../src/gateway/rules.js";
 import { fieldRules } from "../../src/rpc/method-options.js";
 import { apiServices } from "../../src/rpc/routes.js";
 import { startTestApp, type TestApp } from "../support/app.js";
+import { signInAs } from "../support/sessions.js";
 import { seedTenant, type SeededIds } from "./support/seed-tenant.js";
 
 /**
@@ -14,6 +15,8 @@ import { seedTenant, type SeededIds } from "./support/seed-tenant.js";
  * protos' google.api.http options) over REST, and of a sample of RPCs over Connect JSON: arbitrary JSON of
  * every type and depth, text with NUL, unpaired surrogates and right-to-left marks, huge and non-finite
  * numbers, very long strings, aimed at a seeded tenant's real ids so that requests reach the handlers.
+ * Besides, every SDK route (all verbs) with a live end-user session, over REST and Connect, and every
+ * management read with the API token: an id that is not one is a 400 before any lookup, signed in or not.
  * Properties: never a 5xx, every 4xx carries the error body, and the server is healthy afterwards.
  * Reproduce a failure with FUZZ_SEED=<seed> (printed in the failure message).
  */
@@ -32,12 +35,26 @@ const deleteRoutes = routes.filter((r) => r.verb === "DELETE");
 const unaryMethods: { service: DescService; method: DescMethod }[] = apiServices.flatMap((service) =>
   service.methods.filter((m) => m.methodKind === "unary").map((method) => ({ service, method })),
 );
+const allRoutes = buildRoutes(apiServices);
+// The SDK surface, every verb, called with a live session: an id is checked before the session is.
+const sdkRoutes = allRoutes.filter((r) => r.template.startsWith("/api/v0/sdk/"));
+const sdkUnaryMethods = unaryMethods.filter(({ method }) => sdkRoutes.some((r) => r.method === method));
+// The management reads, called with a valid API token (the writes are fuzzed above them).
+const managementReads = allRoutes.filter((r) => r.verb === "GET" && !r.template.startsWith("/api/v0/sdk/"));
+const SDK_RUNS = Math.ceil(REST_RUNS / 4);
+const READ_RUNS = Math.ceil(REST_RUNS / 4);
 
 let app: TestApp;
 let t: BootstrapResult;
 let ids: SeededIds;
 /** A token of the tenant that requests may delete, so the caller's own token survives the write runs. */
 let spareTokenId: string;
+/** A signed-in end user of the tenant, renewed every few requests (a fuzzed sign-out or delete may end it). */
+let session: { jwt: string; uses: number } | undefined;
+async function sessionJwt(): Promise<string> {
+  if (!session || session.uses++ >= 25) session = { jwt: (await signInAs(app, t.environmentId)).jwt, uses: 0 };
+  return session.jwt;
+}
 
 beforeAll(async () => {
   // Limits off: the point is to reach the handlers, not the rate limiter.
@@ -277,6 +294,30 @@ describe(`fuzzing every write operation (seed ${SEED})`, () => {
     expect(deleteRoutes.length).toBeGreaterThan(10);
   });
 
+  // Before the management writes, which may put the environment behind an allowlist that new sessions cannot pass.
+  it("REST SDK routes with a valid session: never a 5xx, every 4xx with the JSON error body", async () => {
+    const prop = fc.asyncProperty(requestArb(sdkRoutes), async (req) => {
+      const url = `${app.baseUrl}${req.path}${req.query ? `?${req.query}` : ""}`;
+      const a = await send(req.verb, url, req.body, { authorization: `Bearer ${await sessionJwt()}` });
+      checkRest(`${req.route} (${req.verb} ${req.path.slice(0, 200)}, signed in)`, a);
+    });
+    await assertProperty("REST SDK signed in", prop, SDK_RUNS);
+  }, 120_000);
+
+  it("Connect JSON SDK methods with a valid session: never an internal error", async () => {
+    const arb = fc.constantFrom(...sdkUnaryMethods).chain(({ service, method }) =>
+      fc.oneof({ weight: 4, arbitrary: messageBody(method.input) }, { weight: 1, arbitrary: anyJson }).map((body) => ({
+        rpc: `/${service.typeName}/${method.name}`,
+        body: toJsonText(body),
+      })),
+    );
+    const prop = fc.asyncProperty(arb, async (req) => {
+      const a = await send("POST", `${app.baseUrl}${req.rpc}`, req.body, { "connect-protocol-version": "1", authorization: `Bearer ${await sessionJwt()}` });
+      if (a.status >= 500) throw new Error(`${req.rpc} answered ${a.status}: ${a.text.slice(0, 500)}`);
+    });
+    await assertProperty("Connect SDK signed in", prop, Math.ceil(SDK_RUNS / 2));
+  }, 120_000);
+
   it("REST: never a 5xx, every 4xx with the JSON error body", async () => {
     const prop = fc.asyncProperty(requestArb(writeRoutes), async (req) => {
       const url = `${app.baseUrl}${req.path}${req.query ? `?${req.query}` : ""}`;
@@ -304,6 +345,14 @@ describe(`fuzzing every write operation (seed ${SEED})`, () => {
       }
     });
     await assertProperty("Connect JSON", prop, CONNECT_RUNS);
+  }, 120_000);
+
+  it("REST management reads with a valid token: never a 5xx, every 4xx with the JSON error body", async () => {
+    const prop = fc.asyncProperty(requestArb(managementReads), async (req) => {
+      const url = `${app.baseUrl}${req.path}${req.query ? `?${req.query}` : ""}`;
+      checkRest(`${req.route} (${req.verb} ${req.path.slice(0, 200)})`, await send(req.verb, url, req.body));
+    });
+    await assertProperty("REST management reads", prop, READ_RUNS);
   }, 120_000);
 
   it("REST deletes: never a 5xx, every 4xx with the JSON error body", async () => {

@@ -46,6 +46,7 @@ async function principalOf(environmentId: string, jwt: string) {
       scope: c.scope as string,
       issuedAt: c.iat as number,
       expiresAt: c.exp as number,
+      refreshId: c.refresh_id as string,
     },
   };
 }

@@ -290,11 +290,21 @@ describe("recovery codes", () => {
 });
 
 describe("the e-mail factor", () => {
-  it("a code sent to the user's verified address passes; one sent elsewhere or a wrong one does not", async () => {
+  it("a code sent to the user's verified address passes; one sent elsewhere, a wrong one, or to the address the session signed in with does not", async () => {
     const email = `mail-factor-${randomUUID()}@example.com`;
-    const s = await signInByEmail(email);
-    const pending = sdkFor(app.baseUrl, s.jwt);
     const env = t.environmentId;
+    // Two verified addresses: the first signs in, the second is the factor.
+    const u = await enrolled(`mail-first-${randomUUID()}@example.com`);
+    const link = await emailCode(email);
+    await u.client.verifyEmailVerification({ environmentId: env, emailVerificationVerifyRequest: { verificationUUID: link.verificationUUID, verificationToken: link.code } });
+    const s = await signInByEmail(u.email);
+    const pending = sdkFor(app.baseUrl, s.jwt);
+    const signedInWith = await emailCode(u.email);
+    const repeat = await refused(
+      pending.authenticateMfaEmail({ environmentId: env, emailVerificationMfaRequest: { verificationUUID: signedInWith.verificationUUID, verificationToken: signedInWith.code } }),
+    );
+    expect(repeat.status).toBe(422);
+    expect(repeat.body).toMatchObject({ code: "email_factor_is_first_factor" });
 
     const elsewhere = await emailCode(`someone-else-${randomUUID()}@example.com`);
     const foreign = await refused(

@@ -80,6 +80,10 @@ describe("signing message", () => {
     const wrongChecksum = address.slice(0, 2) + [...address.slice(2)].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join("");
     const bad = await call(app.baseUrl, "POST", `${base(t)}/signingMessage`, { token: t.token, body: { domain: "x.eth", address: wrongChecksum } });
     expect(bad.status).toBe(400);
+    // All-caps hex carries no checksum (EIP-55): the same address, answered checksummed.
+    const caps = await call(app.baseUrl, "POST", `${base(t)}/signingMessage`, { token: t.token, body: { domain: "caps.eth", address: `0x${address.slice(2).toUpperCase()}` } });
+    expect(caps.status, caps.text).toBe(200);
+    expect(caps.body.message).toContain(address);
     const chain = await call(app.baseUrl, "POST", `/environments/${t.environmentId}/nameService/BTC/signingMessage`, {
       token: t.token,
       body: { domain: "x.eth", address },

@@ -8,7 +8,8 @@ import { call } from "../support/http.js";
 import { refused, sdkFor } from "../support/sdk-client.js";
 import { Browser } from "./support/browser.js";
 import { approveAtProvider } from "./support/browser.js";
-import { kind, signInThroughProvider } from "./support/oauth-flow.js";
+import { randomBytes } from "node:crypto";
+import { APP_PAGE, browseToApp, kind, registerAppOrigin, signInThroughProvider, startLogin } from "./support/oauth-flow.js";
 import { startOAuth2Peer, type OAuth2Peer } from "./support/oauth2-peer.js";
 import { startOidcPeer, type OidcPeer } from "./support/oidc-peer.js";
 
@@ -31,6 +32,7 @@ beforeAll(async () => {
   idp = await startOidcPeer({ redirectUris: [callbackUrl(t.environmentId, "oidc"), callbackUrl(other.environmentId, "oidc")] });
   plain = await startOAuth2Peer({ redirectUri: callbackUrl(t.environmentId, "oauth2") });
   for (const tenant of [t, other]) {
+    await registerAppOrigin(app.baseUrl, tenant);
     const res = await call(app.baseUrl, "POST", `/environments/${tenant.environmentId}/settings/providers`, {
       token: tenant.token,
       body: { provider: "oidc", clientId: idp.clientId, clientSecret: idp.clientSecret, issuer: idp.issuer },
@@ -59,12 +61,24 @@ afterAll(async () => {
 const sdk = (jwt?: string) => sdkFor(app.baseUrl, jwt);
 const flow = (login: string, providerType = "oidc", environmentId = t.environmentId) =>
   signInThroughProvider(sdk(), { environmentId, providerType, login, publicHost, appHost });
+/** An app's flow up to its page: Sigil's one-time code from the redirect, the state and the verifier. */
+async function codeAtApp(login: string, providerType = "oidc") {
+  const start = await startLogin(sdk(), { environmentId: t.environmentId, providerType });
+  const { appUrl } = await browseToApp(start.url, { login, publicHost, appHost });
+  return { code: appUrl!.searchParams.get("code")!, state: start.state, codeVerifier: start.codeVerifier };
+}
+/** The provider link of the authorize page (a browser start: no verifier). */
+async function authorizeLink(redirectUri?: string, providerType = "oidc") {
+  const html = await sdk().oauthAuthorizeHtml({ environmentId: t.environmentId, providerType: kind(providerType), ...(redirectUri ? { redirectUri } : {}) });
+  return /href="([^"]+)"/.exec(html)![1]!.replace(/&amp;/g, "&");
+}
 
 describe("OpenID Connect sign-in through the whole browser flow", () => {
-  it("loginUrl, the provider's login and consent, the callback, the result, signIn, sessionCheck", async () => {
+  it("loginUrl, the provider's login and consent, the callback's redirect to the app, signIn with the verifier, sessionCheck", async () => {
     const login = `alice-${Date.now()}`;
-    const { signIn, state, page } = await flow(login);
-    expect(page.status).toBe(200);
+    const { signIn, state, code, codeVerifier, page } = await flow(login);
+    expect(page.status).toBe(303);
+    expect(page.url.startsWith(`${APP_PAGE}?`)).toBe(true);
     expect(page.body).toContain("Signed in");
     expect(signIn.jwt).toBeTruthy();
     expect(signIn.user.newUser).toBe(true);
@@ -77,9 +91,11 @@ describe("OpenID Connect sign-in through the whole browser flow", () => {
     const again = await flow(login);
     expect(again.signIn.user.id).toBe(signIn.user.id);
     expect(again.signIn.user.newUser).toBe(false);
+    // oauthResult reports the status only: the code went to the app's page.
     const result = await sdk().oauthResult({ environmentId: t.environmentId, providerType: kind("oidc"), oauthResultRequest: { state } });
     expect(result.status).toBe("completed");
-    const replay = await refused(sdk().oauthSignIn({ environmentId: t.environmentId, providerType: kind("oidc"), oauthRequest: { code: result.code!, state } }));
+    expect(result.code).toBeFalsy();
+    const replay = await refused(sdk().oauthSignIn({ environmentId: t.environmentId, providerType: kind("oidc"), oauthRequest: { code, state, codeVerifier } }));
     expect(replay).toMatchObject({ status: 400, body: { code: "invalid_oauth_code" } });
 
     // Audit rows and events of the pipeline: the user, the OAuth account (a verified credential), the sessions.
@@ -112,13 +128,7 @@ describe("OpenID Connect sign-in through the whole browser flow", () => {
     expect(first.signIn.user.verifiedCredentials?.find((c) => c.format === "oauth")).toMatchObject({ oauthProvider: "oauth2", oauthAccountId: "4242" });
     // Another account of the oidc provider, linked to the plain OAuth 2 user.
     const login = `dave-oidc-${Date.now()}`;
-    const { url } = await sdk().oauthLoginUrl({ environmentId: t.environmentId, providerType: kind("oidc") });
-    const state = new URL(url).searchParams.get("state")!;
-    const browser = new Browser({ [publicHost]: appHost });
-    const atCallback = await approveAtProvider(browser, url, login, publicHost);
-    await browser.open(atCallback.url);
-    const { code } = await sdk().oauthResult({ environmentId: t.environmentId, providerType: kind("oidc"), oauthResultRequest: { state } });
-    const linked = await sdk(first.signIn.jwt!).oauthVerify({ environmentId: t.environmentId, providerType: kind("oidc"), oauthRequest: { code: code!, state } });
+    const linked = await sdk(first.signIn.jwt!).oauthVerify({ environmentId: t.environmentId, providerType: kind("oidc"), oauthRequest: await codeAtApp(login) });
     expect(linked.user.id).toBe(first.signIn.user.id);
     expect(linked.user.verifiedCredentials?.filter((c) => c.format === "oauth").map((c) => c.oauthProvider).sort()).toEqual(["oauth2", "oidc"]);
 
@@ -126,20 +136,16 @@ describe("OpenID Connect sign-in through the whole browser flow", () => {
     const eve = await flow(`eve-${Date.now()}`);
     const again = await flow(login).catch(() => null);
     expect(again?.signIn.user.id).toBe(first.signIn.user.id);
-    const { url: url2 } = await sdk().oauthLoginUrl({ environmentId: t.environmentId, providerType: kind("oidc") });
-    const state2 = new URL(url2).searchParams.get("state")!;
-    const b2 = new Browser({ [publicHost]: appHost });
-    await b2.open((await approveAtProvider(b2, url2, login, publicHost)).url);
-    const r2 = await sdk().oauthResult({ environmentId: t.environmentId, providerType: kind("oidc"), oauthResultRequest: { state: state2 } });
-    const taken = await refused(sdk(eve.signIn.jwt!).oauthVerify({ environmentId: t.environmentId, providerType: kind("oidc"), oauthRequest: { code: r2.code!, state: state2 } }));
+    const taken = await refused(sdk(eve.signIn.jwt!).oauthVerify({ environmentId: t.environmentId, providerType: kind("oidc"), oauthRequest: await codeAtApp(login) }));
     expect(taken).toMatchObject({ status: 422, body: { code: "credential_owned_by_another_user" } });
   });
 
   it("initAuth with the app's redirect URL: login?state= redirects to the provider, the callback back to the app", async () => {
     await call(app.baseUrl, "POST", `/environments/${t.environmentId}/origins`, { token: t.token, body: { origin: "https://app.acme.example" } });
-    const state = `client-state-${Date.now()}-abcdefghijkl`;
-    await sdk().initAuth({ environmentId: t.environmentId, providerType: kind("oidc"), oauthInitAuthRequest: { state, redirectUrl: "https://app.acme.example/after?x=1" } });
-    const reused = await refused(sdk().initAuth({ environmentId: t.environmentId, providerType: kind("oidc"), oauthInitAuthRequest: { state } }));
+    const state = randomBytes(16).toString("base64url");
+    const init = await sdk().initAuthRaw({ environmentId: t.environmentId, providerType: kind("oidc"), oauthInitAuthRequest: { state, redirectUrl: "https://app.acme.example/after?x=1" } });
+    const { codeVerifier } = (await init.raw.json()) as { codeVerifier: string };
+    const reused = await refused(sdk().initAuth({ environmentId: t.environmentId, providerType: kind("oidc"), oauthInitAuthRequest: { state, redirectUrl: APP_PAGE } }));
     expect(reused).toMatchObject({ status: 409, body: { code: "state_in_use" } });
     expect((await sdk().oauthResult({ environmentId: t.environmentId, providerType: kind("oidc"), oauthResultRequest: { state } })).status).toBe("pending");
 
@@ -158,19 +164,25 @@ describe("OpenID Connect sign-in through the whole browser flow", () => {
     expect(appUrl.searchParams.get("x")).toBe("1");
     expect(appUrl.searchParams.get("state")).toBe(state);
     const code = appUrl.searchParams.get("code")!;
-    const signIn = await sdk().oauthSignIn({ environmentId: t.environmentId, providerType: kind("oidc"), oauthRequest: { code, state } });
+    const signIn = await sdk().oauthSignIn({ environmentId: t.environmentId, providerType: kind("oidc"), oauthRequest: { code, state, codeVerifier } });
     expect(signIn.jwt).toBeTruthy();
   });
 
   it("the authorize page and oauthLogin join the same flow (one state record, one callback, one result)", async () => {
-    const html = await sdk().oauthAuthorizeHtml({ environmentId: t.environmentId, providerType: kind("oidc") });
-    const authUrl = /href="([^"]+)"/.exec(html)![1]!.replace(/&amp;/g, "&");
+    // A browser start: the code reaches the app's page only, and is redeemed without a verifier.
+    const authUrl = await authorizeLink(APP_PAGE);
     const state = new URL(authUrl).searchParams.get("state")!;
-    const browser = new Browser({ [publicHost]: appHost });
-    await browser.open((await approveAtProvider(browser, authUrl, `gina-${Date.now()}`, publicHost)).url);
+    const { appUrl } = await browseToApp(authUrl, { login: `gina-${Date.now()}`, publicHost, appHost });
+    expect(appUrl?.searchParams.get("state")).toBe(state);
     const r = await sdk().oauthResult({ environmentId: t.environmentId, providerType: kind("oidc"), oauthResultRequest: { state } });
     expect(r).toMatchObject({ status: "completed" });
-    expect((await sdk().oauthSignIn({ environmentId: t.environmentId, providerType: kind("oidc"), oauthRequest: { code: r.code!, state } })).jwt).toBeTruthy();
+    expect(r.code).toBeFalsy();
+    expect((await sdk().oauthSignIn({ environmentId: t.environmentId, providerType: kind("oidc"), oauthRequest: { code: appUrl!.searchParams.get("code")!, state } })).jwt).toBeTruthy();
+    // Without a redirect target the page still starts the flow, but its sign-in goes nowhere.
+    const bare = await authorizeLink();
+    const { page: done } = await browseToApp(bare, { login: `gina-${Date.now()}`, publicHost, appHost });
+    expect([done.status, done.body.includes("named no page of the app")]).toEqual([200, true]);
+    expect(await sdk().oauthResult({ environmentId: t.environmentId, providerType: kind("oidc"), oauthResultRequest: { state: new URL(bare).searchParams.get("state")! } })).toMatchObject({ status: "completed" });
     // oauthLogin through the published client: 303 to the provider's authorization endpoint, a new state.
     const login = await sdk()
       .oauthLoginRaw({ environmentId: t.environmentId, providerType: kind("oidc") }, { redirect: "manual" })
@@ -184,24 +196,30 @@ describe("OpenID Connect sign-in through the whole browser flow", () => {
   });
 
   it("the callback through the published client (oauthRedirectCode) and over gRPC", async () => {
-    // Plain OAuth 2 (no ID token, userinfo endpoint): the published client delivers the callback.
-    const { url } = await sdk().oauthLoginUrl({ environmentId: t.environmentId, providerType: kind("oauth2") });
+    // Plain OAuth 2 (no ID token, userinfo endpoint): the published client delivers the callback; its
+    // answer is the 303 to the app's page (read without following it).
+    const grpc = createClient(OauthService, createGrpcTransport({ baseUrl: app.baseUrl }));
+    const started = await grpc.oauthLoginUrl({ environmentId: t.environmentId, providerType: "oauth2", redirectUrl: APP_PAGE });
+    const { url } = started;
     const state = new URL(url).searchParams.get("state")!;
     const browser = new Browser({ [publicHost]: appHost });
     const at = new URL((await approveAtProvider(browser, url, "unused", publicHost)).url);
-    const page = await sdk().oauthRedirectCode({ environmentId: t.environmentId, providerType: kind("oauth2"), code: at.searchParams.get("code")!, state });
-    expect(page).toContain("Signed in");
-    const grpc = createClient(OauthService, createGrpcTransport({ baseUrl: app.baseUrl }));
+    const answer = await sdk()
+      .oauthRedirectCodeRaw({ environmentId: t.environmentId, providerType: kind("oauth2"), code: at.searchParams.get("code")!, state }, { redirect: "manual" })
+      .then(() => null, (res: Response) => res);
+    expect(answer?.status).toBe(303);
+    expect(await answer!.text()).toContain("Signed in");
+    const toApp = new URL(answer!.headers.get("location")!);
     const r = await grpc.oauthResult({ environmentId: t.environmentId, providerType: "oauth2", result: { state } });
-    expect(r.status).toBe("completed");
-    const signedIn = await grpc.oauthSignIn({ environmentId: t.environmentId, providerType: "oauth2", proof: { code: r.code, state } });
+    expect([r.status, r.code]).toEqual(["completed", ""]);
+    const signedIn = await grpc.oauthSignIn({ environmentId: t.environmentId, providerType: "oauth2", proof: { code: toApp.searchParams.get("code")!, state, codeVerifier: started.codeVerifier } });
     expect(signedIn.signIn?.user?.verifiedCredentials.find((c) => c.format === "oauth")?.oauthAccountId).toBe("4242");
 
     // An OpenID provider that sends its issuer (RFC 9207): a callback without it is refused (mix-up defence).
-    const oidcStart = await sdk().oauthLoginUrl({ environmentId: t.environmentId, providerType: kind("oidc") });
-    const oidcState = new URL(oidcStart.url).searchParams.get("state")!;
+    const oidcStart = await authorizeLink();
+    const oidcState = new URL(oidcStart).searchParams.get("state")!;
     const b2 = new Browser({ [publicHost]: appHost });
-    const at2 = new URL((await approveAtProvider(b2, oidcStart.url, `hank-${Date.now()}`, publicHost)).url);
+    const at2 = new URL((await approveAtProvider(b2, oidcStart, `hank-${Date.now()}`, publicHost)).url);
     expect(at2.searchParams.get("iss")).toBe(idp.issuer);
     const noIss = await refused(sdk().oauthRedirectCode({ environmentId: t.environmentId, providerType: kind("oidc"), code: at2.searchParams.get("code")!, state: oidcState }));
     expect(noIss).toMatchObject({ status: 400, body: { code: "oauth_callback_refused" } });
@@ -212,7 +230,7 @@ describe("OpenID Connect sign-in through the whole browser flow", () => {
 describe("redirect targets", () => {
   it("refuses an open redirect and accepts deeplink URLs and security.allowedRedirectUrls", async () => {
     for (const redirectUrl of ["https://evil.example/steal", "javascript:alert(1)", "http://app.acme.example.evil.example/", "//evil.example"]) {
-      const r = await refused(sdk().initAuth({ environmentId: t.environmentId, providerType: kind("oidc"), oauthInitAuthRequest: { state: `s-${Date.now()}-open-redirect-test`, redirectUrl } }));
+      const r = await refused(sdk().initAuth({ environmentId: t.environmentId, providerType: kind("oidc"), oauthInitAuthRequest: { state: randomBytes(16).toString("base64url"), redirectUrl } }));
       expect(r.status, redirectUrl).toBeGreaterThanOrEqual(400);
       expect(r.status, redirectUrl).toBeLessThan(500);
       const viaUrl = await fetch(`${app.baseUrl}/api/v0/sdk/${t.environmentId}/providers/oidc/loginUrl?redirectUrl=${encodeURIComponent(redirectUrl)}`);
@@ -221,6 +239,6 @@ describe("redirect targets", () => {
     }
     const dl = await call(app.baseUrl, "POST", `/environments/${t.environmentId}/deeplinkUrls`, { token: t.token, body: { url: "myapp://oauth/callback" } });
     expect([200, 201]).toContain(dl.status);
-    await sdk().initAuth({ environmentId: t.environmentId, providerType: kind("oidc"), oauthInitAuthRequest: { state: `deeplink-${Date.now()}-aaaaaaaaaaaa`, redirectUrl: "myapp://oauth/callback" } });
+    await sdk().initAuth({ environmentId: t.environmentId, providerType: kind("oidc"), oauthInitAuthRequest: { state: randomBytes(16).toString("base64url"), redirectUrl: "myapp://oauth/callback" } });
   });
 });

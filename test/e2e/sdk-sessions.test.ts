@@ -146,15 +146,17 @@ describe("refresh and revoke", () => {
     expect(audit).toEqual([{ actor_user_id: s.userId, actor_token_id: null }]);
   });
 
-  it("the management revoke-sessions reaches every api process too, and refresh reads Postgres even without the store's marker", async () => {
+  it("the management revoke-sessions reaches every api process too, and Postgres refuses it even without the store's marker", async () => {
     const s = await signInAs(app, t.environmentId);
     expect(await check(s.jwt, t.environmentId, second.baseUrl)).toBe(200);
     const res = await call(app.baseUrl, "POST", `/environments/${t.environmentId}/users/${s.userId}/sessions/revoke`, { token: t.token });
     expect(res.status, res.text).toBeLessThan(300);
     expect(await check(s.jwt)).toBe(401);
     expect(await check(s.jwt, t.environmentId, second.baseUrl)).toBe(401);
-    // Lose the store's markers (a Redis flush): the token checks again, but it can never be renewed.
-    await app.store.del(`session:revoked:${s.sessionId}`);
+    // Lose the store's marker (a Redis flush): Postgres, the source of truth, still refuses the token.
+    await app.store.del(`session:state:${s.sessionId}`);
+    expect(await check(s.jwt)).toBe(401);
+    expect(await check(s.jwt, t.environmentId, second.baseUrl)).toBe(401);
     expect(await statusOf(sdk(s.jwt).refreshAuth({ environmentId: t.environmentId }))).toBe(401);
   });
 

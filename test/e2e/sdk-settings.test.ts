@@ -55,7 +55,7 @@ describe("getEnvironmentSettings", () => {
 
     const settings = await sdk.getEnvironmentSettings({ environmentId: env, sdkVersion: "4.0.0" });
     expect(settings.environmentName).toBe("sandbox");
-    expect(settings.chains).toEqual([{ name: "EVM", enabled: true }, { name: "SOL", enabled: false }]);
+    expect(settings.chains).toEqual([{ name: "EVM", enabled: true, networks: [] }, { name: "SOL", enabled: false, networks: [] }]);
     expect(settings.general).toMatchObject({ displayName: "Acme", supportEmail: "help@acme.example" });
     expect(settings.design).toEqual({ modal: { theme: "dark", primaryColor: "#123456" } });
     expect(settings.privacy).toEqual({ collectIp: false });
@@ -146,7 +146,7 @@ describe("createVisit", () => {
 });
 
 describe("getEmailProvider", () => {
-  it("is emailOnly unless magicLink is enabled; a wallet user's address keeps emailOnly", async () => {
+  it("is emailOnly unless magicLink is enabled, whoever the address belongs to (no account is revealed)", async () => {
     const t = await tenant();
     const env = t.environmentId;
     const email = `known-${randomUUID()}@example.com`;
@@ -155,7 +155,7 @@ describe("getEmailProvider", () => {
     expect(await sdk.getEmailProvider({ environmentId: env, email })).toEqual({ emailProvider: "magicLink" });
     const { user } = await manage(t, "POST", `/environments/${env}/users`, { email });
     await manage(t, "POST", `/environments/${env}/users/${user.id}/wallets`, { publicWalletAddress: evmAddress(), chain: "EVM", walletName: "metamask", walletProvider: "browserExtension" });
-    expect(await sdk.getEmailProvider({ environmentId: env, email: email.toUpperCase() })).toEqual({ emailProvider: "emailOnly" });
+    expect(await sdk.getEmailProvider({ environmentId: env, email: email.toUpperCase() })).toEqual({ emailProvider: "magicLink" });
     expect((await refused(sdk.getEmailProvider({ environmentId: env, email: "not an email" }))).status).toBe(400);
   });
 });

@@ -248,7 +248,21 @@ describe("projects and environments", () => {
     expect(more.status, more.text).toBe(200);
     expect(more.body).toMatchObject({ chains: [{ name: "ETH", enabled: true }], design: { modal: { theme: "dark" } }, privacy: { collectIp: false } });
     expect(more.body.kyc.map((k: any) => k.name).sort()).toEqual(["email", "firstName"]);
-    expect((await api("GET", path, t.token)).body.settings.chains).toEqual([{ name: "ETH", enabled: true }]);
+    expect((await api("GET", path, t.token)).body.settings.chains).toEqual([{ name: "ETH", enabled: true, networks: [] }]);
+    // A chain's networks (the client's Network) are kept with it: chain ids as proto3 JSON int64 text.
+    const networks = [{ networkId: 1, chainName: "Ethereum", enabled: true }, { networkId: 8453, chainName: "Base", enabled: false, type: "custom" }];
+    const withNetworks = await api("PUT", path, t.token, { chains: [{ name: "EVM", enabled: true, networks }] });
+    expect(withNetworks.status, withNetworks.text).toBe(200);
+    expect((await api("GET", path, t.token)).body.settings.chains).toEqual([
+      {
+        name: "EVM",
+        enabled: true,
+        networks: [
+          { networkId: "1", chainName: "Ethereum", enabled: true },
+          { networkId: "8453", chainName: "Base", enabled: false, type: "custom" },
+        ],
+      },
+    ]);
 
     // The live environment has its own settings.
     const live = await api("GET", `/environments/${t.liveEnvironmentId}`, t.memberToken);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { OPERATIONS, startRig, trialTable, type Rig } from "../../bench/support/waas-durability.js";
+import { testEnv } from "../setup/env.js";
 
 /**
  * The WaaS durability harness (bench/support/waas-durability.ts; `npm run bench:waas-durability` runs 20
@@ -12,7 +13,9 @@ import { OPERATIONS, startRig, trialTable, type Rig } from "../../bench/support/
 let rig: Rig;
 
 beforeAll(async () => {
-  rig = await startRig({ port: 20_000 + Math.floor(Math.random() * 20_000) });
+  const { databaseUrl, redisUrl, temporalAddress } = testEnv();
+  // The run's servers (the global setup's), never the developer's environment: `npm test` needs none exported.
+  rig = await startRig({ port: 20_000 + Math.floor(Math.random() * 20_000), servers: { databaseUrl, redisUrl, temporalAddress } });
 }, 90_000);
 afterAll(async () => {
   await rig?.stop();

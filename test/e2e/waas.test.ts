@@ -319,6 +319,19 @@ describe("delegated signing", () => {
     expect(ed25519.verify(sig, new TextEncoder().encode(`${message}!`), hexToBytes(sol.publicKey))).toBe(false);
   });
 
+  it("refuses a SOL message whose bytes are a transaction's message (422 message_is_transaction), signing nothing", async () => {
+    const sol = await createWallet({ chain: "SOL" });
+    // A legacy transaction (two signers, a call of a program) whose every byte is printable-safe ASCII, so that
+    // it travels as text: a signature over it is the transaction's.
+    const key = (b: number) => Buffer.alloc(32, b);
+    const ix = Buffer.from([2, 1, 1, 5, ...Buffer.from("hello")]);
+    const tx = Buffer.concat([Buffer.from([2, 1, 1, 3]), key(0x41), key(0x42), key(0x43), key(0x07), Buffer.from([1]), ix]);
+    const refused = await sign(sol.id, tx.toString("latin1"));
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body).toMatchObject({ code: "message_is_transaction" });
+    expect(await auditRows("waas_wallet.message_signed", sol.id)).toHaveLength(0);
+  });
+
   it("refuses wallets created without delegated access, empty messages and other tenants", async () => {
     const w = await createWallet({ chain: "EVM", delegatedAccess: false });
     expect(w.delegatedAccess).toEqual({ active: false, grantedAt: null, revokedAt: null });
@@ -562,7 +575,7 @@ describe("WaaS policies", () => {
       { ...input, name: "block", ruleType: "deny", chains: ["EVM"], maxPerCall: "10", methods: ["signTransaction"] },
       { ...input, name: "payouts", ruleType: "allow", chains: ["EVM"], addresses: [EVM_RECIPIENT] },
     ]);
-    const tx = (to: string, value: string) => evaluatePolicy(rules, { chain: "EVM", method: "signTransaction", to, value });
+    const tx = (to: string, value: string) => evaluatePolicy(rules, { chain: "EVM", method: "signTransaction", recipients: [to], value });
     expect(tx(EVM_RECIPIENT.toLowerCase(), "1")).toMatchObject({ allowed: true, rule: "payouts" });
     expect(tx(EVM_RECIPIENT, "10.000001")).toMatchObject({ allowed: false, rule: "block" });
     expect(tx("0x0000000000000000000000000000000000000001", "1").allowed).toBe(false);

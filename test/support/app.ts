@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { bundleWorkflowCode } from "@temporalio/worker";
-import { DEFAULT_EXTERNAL_SIGN_IN_SETTINGS, DEFAULT_SDK_EVENT_LIMITS, DEFAULT_VERIFICATION_SETTINGS, DEFAULT_WEBHOOK_SETTINGS, type Config } from "../../src/config.js";
+import { DEFAULT_EXTERNAL_SIGN_IN_SETTINGS, DEFAULT_SDK_EVENT_LIMITS, DEFAULT_SESSION_MAX_AGE_SECONDS, DEFAULT_VERIFICATION_SETTINGS, DEFAULT_WEBHOOK_SETTINGS, type Config } from "../../src/config.js";
 import { closeDatabase, connectDatabase, type Database } from "../../src/db/db.js";
 import { migrate } from "../../src/db/migrate.js";
 import type { Deps } from "../../src/domain/deps.js";
@@ -70,10 +70,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     corsOriginCacheMs: 5000,
     verifications: DEFAULT_VERIFICATION_SETTINGS,
     externalSignIn: DEFAULT_EXTERNAL_SIGN_IN_SETTINGS,
+    sessionMaxAgeSeconds: DEFAULT_SESSION_MAX_AGE_SECONDS,
     // A backup key of its own, as in production; no cloud drive unless a test starts its peer (port 9: discard).
     backups: { sealingKeys: [{ id: "backup-test", key: randomBytes(32) }], cloudDriveUrl: "http://127.0.0.1:9" },
     // Every test calls from 127.0.0.1; the SDK limits are tested on their own (test/e2e/sdk-rate-limits.test.ts).
     sdkRateLimits: { perAddressPer10s: 0, signInPerAddressPerMinute: 0 },
+    trustedProxies: [],
     ...overrides,
   };
 }

@@ -23,12 +23,14 @@ export interface SiweOverrides {
   notBefore?: Date;
   /** The address the message names (default: the signer's). */
   address?: `0x${string}`;
+  /** The message's Chain ID (default 1). */
+  chainId?: number;
 }
 
 export async function evmProof(account: PrivateKeyAccount, nonce: string, o: SiweOverrides = {}): Promise<VerifyRequest> {
   const message = createSiweMessage({
     address: o.address ?? account.address,
-    chainId: 1,
+    chainId: o.chainId ?? 1,
     domain: o.domain ?? APP_DOMAIN,
     uri: o.uri ?? APP_URI,
     version: "1",

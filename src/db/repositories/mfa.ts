@@ -165,3 +165,52 @@ export async function hasVerifiedEmail(q: Queryable, environmentId: string, user
   );
   return row.found;
 }
+
+/** What a user has that may serve as a second factor, and how else they sign in (src/domain/mfa/factors.ts). */
+export interface UserFactorRecord {
+  /** The types of the user's verified devices (totp, passkey). */
+  deviceTypes: string[];
+  /** The user's verified e-mail addresses. */
+  emails: string[];
+  /** Ways to sign in that are not an e-mail address: wallets, phones, OAuth accounts, an external identity, passkeys. */
+  otherSignInWays: number;
+}
+
+export async function findUserFactors(q: Queryable, environmentId: string, userId: string): Promise<UserFactorRecord> {
+  const row = await q.one(
+    `SELECT
+       ARRAY(SELECT type FROM user_mfa_devices WHERE environment_id = $1 AND user_id = $2 AND verified_at IS NOT NULL) AS device_types,
+       ARRAY(SELECT email FROM verified_credentials WHERE environment_id = $1 AND user_id = $2 AND format = 'email' AND deleted_at IS NULL) AS emails,
+       (SELECT count(*) FROM wallets WHERE environment_id = $1 AND user_id = $2 AND deleted_at IS NULL)
+         + (SELECT count(*) FROM verified_credentials WHERE environment_id = $1 AND user_id = $2 AND deleted_at IS NULL AND sign_in_enabled
+              AND format NOT IN ('email', 'blockchain'))
+         + (SELECT count(*) FROM users WHERE environment_id = $1 AND id = $2 AND external_user_id IS NOT NULL)
+         + (SELECT count(*) FROM user_passkeys WHERE environment_id = $1 AND user_id = $2 AND mfa_device_id IS NULL) AS other_sign_in_ways`,
+    [environmentId, userId],
+  );
+  return { deviceTypes: row.device_types, emails: row.emails, otherSignInWays: Number(row.other_sign_in_ways) };
+}
+
+/** Keeps on the session which credential signed it in (kind and id), in the sign-in's transaction. */
+export async function recordSessionFirstFactor(q: Queryable, environmentId: string, sessionId: string, f: { kind: string; id: string | null }): Promise<void> {
+  await q.none("UPDATE sessions SET first_factor_kind = $3, first_factor_id = $4 WHERE environment_id = $1 AND id = $2", [environmentId, sessionId, f.kind, f.id]);
+}
+
+/**
+ * The credential the user's session signed in with: its kind and, for an e-mail, the address (read from the
+ * credential even if it was removed since). Null for a session of before first factors were kept.
+ */
+export async function findSessionFirstFactor(
+  q: Queryable,
+  environmentId: string,
+  userId: string,
+  sessionId: string,
+): Promise<{ kind: string; email: string | null } | null> {
+  const row = await q.oneOrNone(
+    `SELECT s.first_factor_kind, c.email FROM sessions s
+     LEFT JOIN verified_credentials c ON c.environment_id = s.environment_id AND c.id::text = s.first_factor_id AND c.format = 'email'
+     WHERE s.environment_id = $1 AND s.user_id = $2 AND s.id = $3`,
+    [environmentId, userId, sessionId],
+  );
+  return row?.first_factor_kind ? { kind: row.first_factor_kind, email: row.email ?? null } : null;
+}

@@ -14,52 +14,96 @@ const toLive = (r: Record<string, any>): LiveSession => ({ id: r.id, userId: r.u
 export async function insertSession(
   q: Queryable,
   environmentId: string,
-  s: { id: string; userId: string; ipAddress: string | null; userAgent: string | null; expiresAt: Date; scope: string; pendingScope?: string },
+  s: { id: string; userId: string; ipAddress: string | null; userAgent: string | null; expiresAt: Date; scope: string; pendingScope?: string; refreshId: string },
 ): Promise<void> {
-  await q.none("INSERT INTO sessions (id, environment_id, user_id, ip_address, user_agent, expires_at, scope, pending_scope) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", [
-    s.id,
-    environmentId,
-    s.userId,
-    s.ipAddress,
-    s.userAgent,
-    s.expiresAt,
-    s.scope,
-    s.pendingScope ?? null,
-  ]);
+  await q.none(
+    "INSERT INTO sessions (id, environment_id, user_id, ip_address, user_agent, expires_at, scope, pending_scope, refresh_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    [s.id, environmentId, s.userId, s.ipAddress, s.userAgent, s.expiresAt, s.scope, s.pendingScope ?? null, s.refreshId],
+  );
 }
 
 /**
- * Moves a live session's expiry to `expiresAt` (a new token for it); null when the session is revoked,
- * expired, not the user's, or the user is gone: such a session cannot get a new token.
+ * The session when it is live: not revoked, the user's, and the user still there (a deleted user's sessions
+ * are revoked; a user deleted for good takes its rows along). Null otherwise. This is the source of truth
+ * behind the store's revocation markers (src/domain/sessions/revocation.ts).
  */
-export async function extendLiveSession(q: Queryable, environmentId: string, userId: string, sessionId: string, expiresAt: Date): Promise<LiveSession | null> {
+export async function findLiveSession(q: Queryable, environmentId: string, userId: string, sessionId: string): Promise<LiveSession | null> {
   const row = await q.oneOrNone(
-    `UPDATE sessions s SET expires_at = $4
-     FROM users u
-     WHERE s.environment_id = $1 AND s.user_id = $2 AND s.id = $3 AND s.revoked_at IS NULL
-       AND (s.expires_at IS NULL OR s.expires_at > now())
-       AND u.environment_id = s.environment_id AND u.id = s.user_id AND u.deleted_at IS NULL
-     RETURNING s.id, s.user_id, s.expires_at, s.scope`,
-    [environmentId, userId, sessionId, expiresAt],
+    `SELECT s.id, s.user_id, s.expires_at, s.scope FROM sessions s
+     JOIN users u ON u.environment_id = s.environment_id AND u.id = s.user_id AND u.deleted_at IS NULL
+     WHERE s.environment_id = $1 AND s.user_id = $2 AND s.id = $3 AND s.revoked_at IS NULL`,
+    [environmentId, userId, sessionId],
   );
   return row ? toLive(row) : null;
 }
 
 /**
- * A live session waiting for its second factor takes the scope it was kept for (and a new expiry); null
- * when it is not waiting (any more), revoked, expired or its user is gone.
+ * A live session waiting for its second factor takes the scope it was kept for; null when it is not waiting
+ * (any more), revoked, expired or its user is gone.
  */
-export async function completeSecondFactor(q: Queryable, environmentId: string, userId: string, sessionId: string, expiresAt: Date): Promise<LiveSession | null> {
+export async function completeSecondFactor(q: Queryable, environmentId: string, userId: string, sessionId: string): Promise<LiveSession | null> {
   const row = await q.oneOrNone(
-    `UPDATE sessions s SET scope = s.pending_scope, pending_scope = NULL, expires_at = $4
+    `UPDATE sessions s SET scope = s.pending_scope, pending_scope = NULL
      FROM users u
      WHERE s.environment_id = $1 AND s.user_id = $2 AND s.id = $3 AND s.revoked_at IS NULL AND s.pending_scope IS NOT NULL
        AND (s.expires_at IS NULL OR s.expires_at > now())
        AND u.environment_id = s.environment_id AND u.id = s.user_id AND u.deleted_at IS NULL
      RETURNING s.id, s.user_id, s.expires_at, s.scope`,
-    [environmentId, userId, sessionId, expiresAt],
+    [environmentId, userId, sessionId],
   );
   return row ? toLive(row) : null;
+}
+
+/**
+ * Refresh: spends the refresh generation `presented` (the refreshing token's; null for a token from before
+ * rotation) and starts `next`, moving the expiry to `lifetimeSeconds` from now but never past the session's
+ * absolute end (created_at + maxAgeSeconds). One statement, so of two refreshes with one token exactly one
+ * matches (the other, after the row lock, sees the new generation). Null when nothing was rotated: ask
+ * refreshRefusal why.
+ */
+export async function rotateRefresh(
+  q: Queryable,
+  environmentId: string,
+  userId: string,
+  sessionId: string,
+  r: { presented: string | null; next: string; lifetimeSeconds: number; maxAgeSeconds: number },
+): Promise<LiveSession | null> {
+  const row = await q.oneOrNone(
+    `UPDATE sessions s SET refresh_id = $5, refreshed_at = now(),
+       expires_at = LEAST(now() + make_interval(secs => $6), s.created_at + make_interval(secs => $7))
+     FROM users u
+     WHERE s.environment_id = $1 AND s.user_id = $2 AND s.id = $3 AND s.revoked_at IS NULL
+       AND s.refresh_id IS NOT DISTINCT FROM $4::uuid
+       AND s.created_at + make_interval(secs => $7) > now()
+       AND (s.expires_at IS NULL OR s.expires_at > now())
+       AND u.environment_id = s.environment_id AND u.id = s.user_id AND u.deleted_at IS NULL
+     RETURNING s.id, s.user_id, s.expires_at, s.scope`,
+    [environmentId, userId, sessionId, r.presented, r.next, r.lifetimeSeconds, r.maxAgeSeconds],
+  );
+  return row ? toLive(row) : null;
+}
+
+/** Why a refresh rotated nothing: the session is gone, past its absolute end, or the generation is spent. */
+type RefreshRefusal = { kind: "not_live" } | { kind: "too_old" } | { kind: "spent"; secondsSinceRefresh: number };
+
+export async function refreshRefusal(
+  q: Queryable,
+  environmentId: string,
+  userId: string,
+  sessionId: string,
+  maxAgeSeconds: number,
+): Promise<RefreshRefusal> {
+  const row = await q.oneOrNone(
+    `SELECT s.created_at + make_interval(secs => $4) <= now() AS too_old,
+            extract(epoch FROM now() - coalesce(s.refreshed_at, s.created_at))::float8 AS since
+     FROM sessions s
+     JOIN users u ON u.environment_id = s.environment_id AND u.id = s.user_id AND u.deleted_at IS NULL
+     WHERE s.environment_id = $1 AND s.user_id = $2 AND s.id = $3 AND s.revoked_at IS NULL`,
+    [environmentId, userId, sessionId, maxAgeSeconds],
+  );
+  if (!row) return { kind: "not_live" };
+  if (row.too_old) return { kind: "too_old" };
+  return { kind: "spent", secondsSinceRefresh: Number(row.since) };
 }
 
 /** Revokes the user's own session; null when it is not theirs or was revoked already. */

@@ -1,4 +1,5 @@
 import { badRequest } from "../../errors.js";
+import { canonicalEmail } from "../verifications/email.js";
 import { normalizeWalletAddress } from "../wallets/addresses.js";
 
 export const ENTRY_TYPES = ["walletPublicKey", "email", "emailDomain", "phoneNumber"] as const;
@@ -21,14 +22,13 @@ export interface EntryIdentifier {
   chain: string | null;
 }
 
-// One @, no spaces, a dot in the domain: the same rule as the API's email fields.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
 const E164 = /^\+[1-9][0-9]{6,14}$/;
 
 /**
  * The identifier of a new entry in canonical form, so that the same identifier always compares equal:
- * wallet addresses per chain (EIP-55 on EVM), lower-case e-mail addresses and domains, E.164 numbers.
+ * wallet addresses per chain (EIP-55 on EVM), e-mail addresses and domains as the one e-mail normaliser
+ * writes them (the form sign-in compares them in), E.164 numbers.
  * Throws 400 when the identifier is missing, ambiguous or invalid for its type.
  */
 export function entryIdentifier(input: EntryIdentifierInput): EntryIdentifier {
@@ -64,12 +64,13 @@ function normalize(type: EntryType, raw: string, chain: string | null): { value:
       return { value: normalizeWalletAddress(c, raw), chain: c };
     }
     case "email": {
-      const v = raw.toLowerCase();
-      if (!EMAIL.test(v)) throw badRequest("invalid_email", "email must be an email address", { field: "email" });
+      const v = canonicalEmail(raw);
+      if (v === null) throw badRequest("invalid_email", "email must be a plain email address (no quoted local part)", { field: "email" });
       return { value: v, chain: null };
     }
     case "emailDomain": {
-      const v = raw.replace(/^@/, "").replace(/\.$/, "").toLowerCase();
+      // The domain of a canonical address (IDNA, lower case), so that an entry compares as sign-in sees it.
+      const v = canonicalEmail(`x@${raw.replace(/^@/, "").replace(/\.$/, "")}`)?.split("@")[1] ?? "";
       if (!DOMAIN.test(v)) throw badRequest("invalid_email_domain", "emailDomain must be a domain name such as example.com", { field: "emailDomain" });
       return { value: v, chain: null };
     }

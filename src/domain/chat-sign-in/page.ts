@@ -7,13 +7,14 @@ const STYLE = "body{font-family:system-ui,sans-serif;display:flex;flex-direction
 
 /**
  * The page a client opens for its state: the login widget of the environment's bot, whose callback posts
- * the signed data under the state to POST ./auth (this same path) and says whether it worked. The state
+ * the signed data under the state to POST ./auth (this same path) and then goes where that answers: the
+ * app's redirect URL with the state and the one-time code (so the login reaches only this browser). The state
  * and bot name are embedded escaped (JSON in the script, entities in the markup), never as markup. Locked
  * down as every sign-in page (src/domain/pages/locked-page.ts); the widget's own script and frame come
  * from its origin, and it evaluates its data-onauth attribute, hence 'unsafe-eval' for scripts.
  */
 export function renderChatAuthPage(opts: { state: string; botUsername: string; widgetScriptUrl: string }): LockedPage {
-  const script = `window.onChatAuth=function(user){var s=document.getElementById("status");fetch("./auth",{method:"POST",headers:{"content-type":"application/json"},body:JSON.stringify({state:${asScriptJson(opts.state)},chatUser:{id:user.id,firstName:user.first_name,lastName:user.last_name,username:user.username,photoURL:user.photo_url,authDate:String(user.auth_date),hash:user.hash}})}).then(function(r){s.textContent=r.ok?"Signed in: you can close this window.":"Sign-in failed: open the sign-in again.";},function(){s.textContent="Sign-in failed: open the sign-in again.";});};`;
+  const script = `window.onChatAuth=function(user){var s=document.getElementById("status");fetch("./auth",{method:"POST",headers:{"content-type":"application/json"},body:JSON.stringify({state:${asScriptJson(opts.state)},chatUser:{id:user.id,firstName:user.first_name,lastName:user.last_name,username:user.username,photoURL:user.photo_url,authDate:String(user.auth_date),hash:user.hash}})}).then(function(r){if(!r.ok)throw r;return r.json();}).then(function(b){s.textContent="Signed in: returning to the app.";window.location.assign(b.redirectUrl);},function(){s.textContent="Sign-in failed: open the sign-in again.";});};`;
   const widgetOrigin = new URL(opts.widgetScriptUrl).origin;
   return lockedPage({
     title: "Sign in",

@@ -1,20 +1,28 @@
+import { randomBytes } from "node:crypto";
 import * as providers from "../../db/repositories/providers.js";
-import { conflict, DomainError, unprocessable } from "../../errors.js";
+import { badRequest, conflict, DomainError, unprocessable } from "../../errors.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
+import { checkRedirectTarget } from "../oauth/redirect-targets.js";
 import { clientSecretAad } from "../providers/service.js";
 import type { ClientMeta } from "../sessions/service.js";
 import type { ProvenCredential } from "../sign-in/credentials.js";
 import { linkCredential, signInWith, type SignInResult } from "../sign-in/pipeline.js";
+import { hasEnoughEntropy } from "../sign-in/state-entropy.js";
+import { spendOnce } from "../spent-credentials/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { DEFAULT_WIDGET_SCRIPT_URL, renderChatAuthPage } from "./page.js";
 import { FRESHNESS_SECONDS, fieldsOfToken, verifyWidgetData, type ChatAccount, type WidgetFields } from "./widget.js";
 
-/** A state's life: registered by the page, completed by the widget's post, used by one sign-in. */
+/**
+ * A state's life: registered by the page (with the app's redirect URL), completed by the widget's post
+ * (which mints the one-time code that goes, in that browser, to the app's page), used by one sign-in with
+ * that code. The state alone is no proof: whoever picked it may have sent the page's link to someone else.
+ */
 const STATE_TTL_SECONDS = 600;
 const stateKey = (environmentId: string, state: string) => `chat-auth:state:${environmentId}:${state}`;
 const doneKey = (environmentId: string, state: string) => `chat-auth:done:${environmentId}:${state}`;
-const usedKey = (environmentId: string, hash: string) => `chat-auth:used:${environmentId}:${hash.toLowerCase()}`;
+const codeKey = (environmentId: string, code: string) => `chat-auth:code:${environmentId}:${code}`;
 
 /** The environment's enabled `chat` provider: the bot's name and token (sealed at rest, opened here). */
 async function chatBot(deps: Deps, environmentId: string) {
@@ -24,25 +32,58 @@ async function chatBot(deps: Deps, environmentId: string) {
   return { username: p.clientId, token: deps.sealer.open(p.clientSecretSealed, clientSecretAad(p.id)), widgetScriptUrl: p.authorizationUrl || DEFAULT_WIDGET_SCRIPT_URL };
 }
 
-/** The widget page for a new state; a state is registered once (a second page for it is 409). */
-export async function openChatAuth(deps: Deps, env: PublicEnvironment, state: string) {
+/** What the store keeps for a registered state. */
+interface PendingChatAuth {
+  redirectUri: string;
+}
+
+/** A one-time code's account, for the state it was minted under. */
+interface ChatAuthProof {
+  state: string;
+  account: ChatAccount;
+}
+
+/**
+ * The widget page for a new state and the app's redirect URL (required, one of the environment's redirect
+ * targets); a state is registered once (a second page for it is 409) and must be unpredictable.
+ */
+export async function openChatAuth(deps: Deps, env: PublicEnvironment, input: { state: string; redirectUrl?: string }) {
   const bot = await chatBot(deps, env.environmentId);
-  if (!(await deps.store.setIfAbsent(stateKey(env.environmentId, state), "pending", STATE_TTL_SECONDS)))
+  if (!hasEnoughEntropy(input.state))
+    throw badRequest("invalid_state", "state is too predictable (repeats or sequences): use 16+ random bytes, base64url or hex", { field: "state" });
+  if (!input.redirectUrl)
+    throw badRequest("redirect_url_required", "redirectUrl is required: the chat login goes only to the app's registered redirect URL", { field: "redirectUrl" });
+  const pending: PendingChatAuth = { redirectUri: await checkRedirectTarget(deps, env.environmentId, input.redirectUrl) };
+  if (!(await deps.store.setIfAbsent(stateKey(env.environmentId, input.state), JSON.stringify(pending), STATE_TTL_SECONDS)))
     throw conflict("chat_auth_state_in_use", "this state was already used: pick a new random state");
-  return renderChatAuthPage({ state, botUsername: bot.username, widgetScriptUrl: bot.widgetScriptUrl });
+  return renderChatAuthPage({ state: input.state, botUsername: bot.username, widgetScriptUrl: bot.widgetScriptUrl });
 }
 
 /**
  * The widget's signed data for a registered state: verified with the bot token, used up (signed data is
- * accepted once, whichever way it comes), and kept for the state's sign-in. A state completes once.
+ * accepted once, whichever way it comes), and kept under a one-time code. A state completes once. Answers
+ * the state's redirect URL with the state and the code, for the page (in the browser that signed) to go to.
  */
-export async function completeChatAuth(deps: Deps, env: PublicEnvironment, state: string, fields: WidgetFields): Promise<void> {
+export async function completeChatAuth(deps: Deps, env: PublicEnvironment, state: string, fields: WidgetFields): Promise<{ redirectUrl: string }> {
   const environmentId = env.environmentId;
-  if ((await deps.store.get(stateKey(environmentId, state))) === null)
-    throw new DomainError("not_found", "chat_auth_not_found", "no chat sign-in is waiting for this state (unknown, expired or used)");
+  const raw = await deps.store.get(stateKey(environmentId, state));
+  if (raw === null) throw new DomainError("not_found", "chat_auth_not_found", "no chat sign-in is waiting for this state (unknown, expired or used)");
+  const pending = JSON.parse(raw) as PendingChatAuth;
   const account = await verifyOnce(deps, environmentId, fields);
-  if (!(await deps.store.setIfAbsent(doneKey(environmentId, state), JSON.stringify(account), STATE_TTL_SECONDS)))
+  if (!(await deps.store.setIfAbsent(doneKey(environmentId, state), "1", STATE_TTL_SECONDS)))
     throw conflict("chat_auth_already_completed", "this state already has its chat login");
+  const code = randomBytes(32).toString("base64url");
+  const proof: ChatAuthProof = { state, account };
+  await deps.store.set(codeKey(environmentId, code), JSON.stringify(proof), STATE_TTL_SECONDS);
+  return { redirectUrl: withQuery(pending.redirectUri, { state, code }) };
+}
+
+/** The redirect URL with the outcome added to its query (the app's own parameters kept). */
+function withQuery(url: string, params: Record<string, string>): string {
+  const [base, query = ""] = url.split(/\?(.*)/s);
+  const q = new URLSearchParams(query);
+  for (const [k, v] of Object.entries(params)) q.set(k, v);
+  return `${base}?${q.toString()}`;
 }
 
 /** Whether the state's widget data has arrived (changes nothing): 404 chat_auth_pending while not. */
@@ -54,9 +95,13 @@ export async function checkChatAuth(deps: Deps, env: PublicEnvironment, state: s
   throw new DomainError("not_found", "chat_auth_not_found", "no chat sign-in is waiting for this state (unknown, expired or used)");
 }
 
-/** What a sign-in or link names: the state of the widget flow, or the widget's signed data as a token. */
+/**
+ * What a sign-in or link names: the state of the widget flow with the one-time code its page sent to the
+ * app, or the widget's signed data as a token.
+ */
 export interface ChatAuthInput {
   state?: string;
+  code?: string;
   chatAuthToken?: string;
 }
 
@@ -75,15 +120,19 @@ async function proveChatAccount(deps: Deps, env: PublicEnvironment, input: ChatA
   if (input.chatAuthToken) account = await verifyOnce(deps, environmentId, fieldsOfToken(input.chatAuthToken));
   else if (input.state) {
     await chatBot(deps, environmentId); // still enabled
-    const done = await deps.store.take(doneKey(environmentId, input.state));
-    if (done === null) {
-      const pending = (await deps.store.get(stateKey(environmentId, input.state))) !== null;
-      throw pending
-        ? new DomainError("not_found", "chat_auth_pending", "the chat login for this state has not arrived yet")
-        : new DomainError("not_found", "chat_auth_not_found", "no chat sign-in is waiting for this state (unknown, expired or used)");
-    }
+    if (!input.code)
+      throw badRequest(
+        "chat_auth_code_required",
+        "send the state with the one-time code the chat login page sent to the app's redirect URL",
+        { field: "code" },
+      );
+    // Taken whatever follows: a code tried with another state is used up, so it cannot be guessed at.
+    const raw = await deps.store.take(codeKey(environmentId, input.code));
+    const proof = raw ? (JSON.parse(raw) as ChatAuthProof) : null;
+    if (!proof || proof.state !== input.state)
+      throw badRequest("invalid_chat_auth_code", "unknown, expired, already used or mismatched code", { field: "code" });
     await deps.store.del(stateKey(environmentId, input.state));
-    account = JSON.parse(done) as ChatAccount;
+    account = proof.account;
   } else throw unprocessable("chat_auth_required", "send the state of the chat login, or its signed data as chatAuthToken");
   const displayName = [account.firstName, account.lastName].filter(Boolean).join(" ");
   return {
@@ -102,7 +151,8 @@ async function proveChatAccount(deps: Deps, env: PublicEnvironment, input: ChatA
 async function verifyOnce(deps: Deps, environmentId: string, fields: WidgetFields): Promise<ChatAccount> {
   const bot = await chatBot(deps, environmentId);
   const account = verifyWidgetData(bot.token, fields);
-  if (!(await deps.store.setIfAbsent(usedKey(environmentId, fields.hash!), "1", FRESHNESS_SECONDS + 120)))
+  // Spent in Postgres, not the store: a restart or a Redis that forgets must not let it sign in again.
+  if (!(await spendOnce(deps.db, environmentId, "chat_login", fields.hash!.toLowerCase(), account.authDate + FRESHNESS_SECONDS)))
     throw conflict("chat_auth_replayed", "this chat login was already used: sign in with the widget again");
   return account;
 }

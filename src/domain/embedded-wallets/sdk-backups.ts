@@ -6,6 +6,7 @@ import { notFound } from "../../errors.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import { endUserAccess } from "../sessions/service.js";
+import { requireFreshFactor } from "../waas/device-caller.js";
 import type { WalletCaller } from "./sdk-wallets.js";
 
 /**
@@ -13,7 +14,9 @@ import type { WalletCaller } from "./sdk-wallets.js";
  * source "dynamic": the service made the secret). The passcode is 192 random bits made on first request and
  * kept sealed, bound to the wallet; the backup is the wallet's private key as a JWE (PBES2-HS512+A256KW,
  * A256GCM) under that passcode, so the two open the key offline, without the service. Together they amount
- * to an export, so each read is audited (embedded_wallet.passcode_read / embedded_wallet.backup_read).
+ * to an export, so each read is audited (embedded_wallet.passcode_read / embedded_wallet.backup_read), and the
+ * backup, the half that carries the key, is gated as an export is (a fresh factor where the environment
+ * requires one for wallet.waas.export): a stolen session alone cannot assemble the key.
  *
  * The wallet is the caller's first live embedded wallet whose key the service holds (the client names none).
  */
@@ -49,7 +52,8 @@ export async function walletPasscode(deps: Deps, c: WalletCaller) {
   return { walletId: key.walletId, secret, source: "dynamic" };
 }
 
-export async function walletBackup(deps: Deps, c: WalletCaller) {
+export async function walletBackup(deps: Deps, c: WalletCaller, mfaToken: string | null) {
+  await requireFreshFactor(deps, { ...c, mfaToken }, "wallet.waas.export", { recentSignIn: true });
   const key = await callersKeyedWallet(deps, c);
   const passcode = await passcodeOf(deps, c.env.environmentId, key.walletId);
   const privateKey = openWalletKey(deps.sealer, key.privateKeySealed, `wallet:${key.walletId}`);

@@ -9,6 +9,7 @@ import { audited, type RecordChange } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
 import { walletSnapshot } from "../wallets/service.js";
+import { canonicalEmail } from "../verifications/email.js";
 
 /**
  * Pregenerated embedded wallets: the management surface names a user by an identifier (creating the user,
@@ -32,7 +33,6 @@ export type UserIdentifier =
   | { type: "id"; userId: string }
   | { type: "decentralizedSocial"; fid: string | null; username: string | null; email: string | null };
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const E164 = /^\+[1-9][0-9]{6,14}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -41,9 +41,12 @@ export function parseIdentifier(type: string, value: string): UserIdentifier {
   const v = value.trim();
   const invalid = (what: string) => badRequest("invalid_identifier", `identifier must be ${what} for type ${type}`, { field: "identifier" });
   switch (type) {
-    case "email":
-      if (!EMAIL.test(v)) throw invalid("an email address");
-      return { type, email: v };
+    case "email": {
+      // The one e-mail normaliser: the user it finds or creates is the one sign-in by that address reaches.
+      const email = canonicalEmail(v);
+      if (email === null) throw invalid("a plain email address (no quoted local part)");
+      return { type, email };
+    }
     case "phoneNumber":
       if (!E164.test(v)) throw invalid("a phone number in E.164 form (+ and 7 to 15 digits)");
       return { type, phoneNumber: v };

@@ -11,6 +11,14 @@ export type SettingsSection = "general" | "security" | "sdk" | "design" | "priva
 export interface ChainSetting {
   name: string;
   enabled: boolean;
+  /** The family's networks the SDK offers; for EVM they also bound a sign-in message's Chain ID. */
+  networks?: ChainNetworkSetting[];
+}
+/** One network of a family (JSON form: int64 ids as strings). */
+export interface ChainNetworkSetting {
+  networkId: string | number;
+  enabled: boolean;
+  chainName?: string;
 }
 export type SettingsDocument = Partial<Record<SettingsSection, Record<string, unknown>>> & { chains?: ChainSetting[] };
 

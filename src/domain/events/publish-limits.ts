@@ -13,7 +13,7 @@ export interface PublishLimitHit {
  * The SDK's publish-events operation is public: knowing an environment id is enough to call it. Fixed
  * one-minute windows in the shared store bound it per client address (one caller cannot flood) and per
  * environment (many addresses together cannot fill one environment's event log). The address is the
- * socket's, never a forwarded-for header. A limit of 0 turns that bound off.
+ * socket's, or a trusted proxy's forwarded one (SIGIL_TRUSTED_PROXIES), never a client's own header. A limit of 0 turns that bound off.
  */
 export async function checkPublishLimits(
   store: EphemeralStore,

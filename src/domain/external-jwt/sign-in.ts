@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import * as projects from "../../db/repositories/projects.js";
 import { DomainError, notFound } from "../../errors.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
@@ -6,10 +5,10 @@ import type { Deps } from "../deps.js";
 import type { ClientMeta } from "../sessions/service.js";
 import type { ProvenCredential } from "../sign-in/credentials.js";
 import { linkCredential, signInWith, type SignInResult } from "../sign-in/pipeline.js";
+import { spendOnce } from "../spent-credentials/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { externalAuthSettingsOf, verifyExternalJwt } from "./verify.js";
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+import { canonicalEmail } from "../verifications/email.js";
 
 /** Signs in the user whose external user id is the token's subject, or creates them with it. */
 export async function signInWithExternalJwt(deps: Deps, env: PublicEnvironment, jwt: string, meta: ClientMeta): Promise<SignInResult> {
@@ -39,11 +38,10 @@ async function proveExternalJwt(deps: Deps, env: PublicEnvironment, jwt: string)
   if ("errors" in verdict)
     throw new DomainError("unauthenticated", "invalid_external_jwt", `the external JWT is not accepted: ${verdict.errors.join("; ")}`, { errors: verdict.errors });
   const { payload } = verdict;
-  const ttlSeconds = Math.max(1, payload.exp! - Math.floor(Date.now() / 1000) + 60);
-  const digest = createHash("sha256").update(jwt).digest("base64url");
-  if (!(await deps.store.setIfAbsent(`external-jwt:used:${env.environmentId}:${digest}`, "1", ttlSeconds)))
+  // Spent in Postgres, not the store: a restart or a Redis that forgets must not let it sign in again.
+  if (!(await spendOnce(deps.db, env.environmentId, "external_jwt", jwt, payload.exp!)))
     throw new DomainError("unauthenticated", "external_jwt_replayed", "this external JWT was already used: get a new one from the identity provider");
   // The environment's own identity provider vouches for the address unless it says it has not verified it.
-  const email = typeof payload.email === "string" && payload.email.length <= 255 && EMAIL.test(payload.email) && payload.email_verified !== false ? payload.email.toLowerCase() : undefined;
+  const email = typeof payload.email === "string" && payload.email_verified !== false ? (canonicalEmail(payload.email) ?? undefined) : undefined;
   return { kind: "external", externalUserId: payload.sub, ...(email ? { email } : {}) };
 }

@@ -8,6 +8,7 @@ import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import { endUserAccess } from "../sessions/service.js";
 import { mfaPolicy, type MfaCaller } from "./caller.js";
+import { loadUserFactors, sessionFirstFactor, usableFactors } from "./factors.js";
 import { redeemMfaToken } from "./mfa-token.js";
 
 /**
@@ -32,7 +33,9 @@ export async function listDevices(deps: Pick<Deps, "db">, caller: MfaCaller): Pr
 
 /**
  * The ways the caller can pass a second factor: their devices of the kinds the environment offers, the
- * passkeys behind their passkey devices, and whether any of those devices is verified.
+ * passkeys behind their passkey devices, and whether they have any factor this session can pass (a
+ * verified device, or a verified address other than the one it signed in with when e-mail is offered: that
+ * factor has no device row, and a client must not offer to enrol a device instead of it).
  */
 export async function listMethods(
   deps: Pick<Deps, "db" | "sessionKeys">,
@@ -46,7 +49,9 @@ export async function listMethods(
   const devices = verifiedOnly ? offered.filter((d) => d.verifiedAt !== null) : offered;
   const passkeyDeviceIds = new Set(devices.filter((d) => d.type === "passkey").map((d) => d.id));
   const keys = passkeyDeviceIds.size === 0 ? [] : (await passkeys.listMfaPasskeys(deps.db, environmentId, userId)).filter((p) => passkeyDeviceIds.has(p.mfaDeviceId ?? ""));
-  return { devices, passkeys: keys, userHasVerifiedMfaMethods: offered.some((d) => d.verifiedAt !== null) };
+  const [factors, first] = await Promise.all([loadUserFactors(deps.db, environmentId, userId), sessionFirstFactor(deps.db, environmentId, userId, caller.principal.sessionId)]);
+  const byEmail = usableFactors(policy, factors, first).emails.length > 0;
+  return { devices, passkeys: keys, userHasVerifiedMfaMethods: byEmail || offered.some((d) => d.verifiedAt !== null) };
 }
 
 export async function getDevice(deps: Pick<Deps, "db">, caller: MfaCaller, deviceId: string): Promise<UserMfaDeviceRecord> {

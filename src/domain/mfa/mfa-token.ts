@@ -44,3 +44,24 @@ export async function redeemMfaToken(deps: Pick<Deps, "store">, caller: MfaCalle
   if (grant.environmentId !== environmentId || grant.userId !== userId || grant.sessionId !== sessionId) throw invalidMfaToken();
   if (grant.singleUse && (await deps.store.take(key)) === null) throw invalidMfaToken();
 }
+
+/**
+ * Whether `token` is a live mfaToken of `userId` in the environment, made by any session of theirs that has
+ * just passed their factor: the proof a merge or transfer of that user's credential asks for (taking their
+ * credential is signing in as them). Read only: takeUserMfaToken spends it once the operation is sure.
+ */
+export async function isUserMfaToken(store: EphemeralStore, environmentId: string, userId: string, token: string): Promise<boolean> {
+  const raw = await store.get(mfaTokenKey(token));
+  return raw !== null && grantIsFor(raw, environmentId, userId);
+}
+
+/** Spends `userId`'s mfaToken (whatever its single-use flag): of two concurrent uses, one gets true. */
+export async function takeUserMfaToken(store: EphemeralStore, environmentId: string, userId: string, token: string): Promise<boolean> {
+  const raw = await store.take(mfaTokenKey(token));
+  return raw !== null && grantIsFor(raw, environmentId, userId);
+}
+
+function grantIsFor(raw: string, environmentId: string, userId: string): boolean {
+  const grant = JSON.parse(raw) as MfaTokenGrant;
+  return grant.environmentId === environmentId && grant.userId === userId;
+}

@@ -38,11 +38,3 @@ export function mfaPolicyOf(settings: Record<string, unknown>): MfaPolicy {
     actions: (m.actions ?? []).map((a) => ({ action: a.action, required: !!a.required })),
   };
 }
-
-/**
- * Whether a sign-in of this user must pass a second factor before its session gets its scope: MFA is on
- * and either required of everyone or the user has a verified device (a user who enrolled is asked).
- */
-export function secondFactorDue(policy: MfaPolicy, devices: { verifiedAt: Date | null }[]): boolean {
-  return policy.enabled && (policy.required || devices.some((d) => d.verifiedAt !== null));
-}

@@ -35,13 +35,14 @@ async function issuerName(deps: Pick<Deps, "db">, environmentId: string): Promis
 export async function registerTotpDevice(deps: Deps, caller: MfaCaller): Promise<{ id: string; secret: string; uri: string }> {
   const { environmentId } = caller.env;
   const { userId } = caller.principal;
-  requireMethod(await mfaPolicy(deps, caller), "totp");
+  const policy = await mfaPolicy(deps, caller);
+  requireMethod(policy, "totp");
   const secret = newTotpSecret();
   const id = randomUUID();
   const user = await audited(deps, endUserAccess(caller.env, userId, caller.meta.requestId), async (t, record) => {
     const u = await users.lockUser(t, environmentId, userId);
     if (!u) throw notFound("user");
-    await checkEnrolment(t, environmentId, caller.principal);
+    await checkEnrolment(t, policy, caller.principal);
     const device = await mfa.insertPendingTotpDevice(t, environmentId, userId, { id, secretSealed: deps.sealer.seal(secret, totpSecretAad(id)) });
     await record({ action: "user.mfa_device.created", resourceType: "mfa_device", resourceId: id, after: deviceSnapshot(device) });
     return u;
@@ -60,12 +61,13 @@ export async function registerTotpDevice(deps: Deps, caller: MfaCaller): Promise
 export async function verifyTotpRegistration(deps: Deps, caller: MfaCaller, code: string): Promise<UserMfaDeviceRecord> {
   const { environmentId } = caller.env;
   const { userId } = caller.principal;
-  requireMethod(await mfaPolicy(deps, caller), "totp");
+  const policy = await mfaPolicy(deps, caller);
+  requireMethod(policy, "totp");
   return audited(deps, endUserAccess(caller.env, userId, caller.meta.requestId), async (t, record) => {
     if (!(await users.lockUser(t, environmentId, userId))) throw notFound("user");
     const pending = await mfa.findPendingTotpDevice(t, environmentId, userId);
     if (!pending) throw notFound("pending TOTP device (register one first)");
-    await checkEnrolment(t, environmentId, caller.principal);
+    await checkEnrolment(t, policy, caller.principal);
     const step = totpStepOf(deps.sealer.open(pending.secretSealed, totpSecretAad(pending.id)), code);
     if (step === null) throw invalidCode();
     if (!(await mfa.acceptTotpCounter(t, environmentId, userId, pending.id, step - 1))) throw usedCode();

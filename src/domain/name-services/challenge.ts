@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { getAddress, isAddress, verifyMessage } from "viem";
+import { verifyMessage } from "viem";
 import { normalize } from "viem/ens";
 import { badRequest } from "../../errors.js";
+import { canonicalEvmAddress } from "../wallets/addresses.js";
 
 /**
  * The ownership challenge of a name service: a plain-text, EIP-4361-like message naming the environment,
@@ -53,7 +54,8 @@ export function normalizeDomain(input: string): string {
 
 /** The owner address in its canonical form for the chain (EIP-55 for EVM). 400 invalid_address otherwise. */
 export function canonicalOwnerAddress(chainName: string, address: string): string {
-  if (chainName === "EVM" && isAddress(address, { strict: true })) return getAddress(address);
+  const canonical = chainName === "EVM" ? canonicalEvmAddress(address) : null;
+  if (canonical) return canonical;
   throw badRequest("invalid_address", `address is not a valid ${chainName} address (mixed-case EVM addresses must carry a valid EIP-55 checksum)`, {
     field: "address",
   });

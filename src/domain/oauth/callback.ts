@@ -12,14 +12,20 @@ import { credentialOf, type OauthCredential } from "./profile.js";
 export const oauthResultKey = (state: string) => `oauth:result:${state}`;
 export const oauthCodeKey = (code: string) => `oauth:code:${code}`;
 
-/** What oauthResult answers for a state: still waiting, or finished with Sigil's one-time code or an error. */
-export type OauthResult = { status: "pending" } | { status: "completed"; code: string } | { status: "completed"; error: string };
+/**
+ * What oauthResult answers for a state: still waiting, or finished (or failed). Never Sigil's one-time
+ * code: the state is in the provider's URL, and whoever started a flow can send its link to someone else,
+ * so a code handed to a poller would be that someone's session.
+ */
+export type OauthResult = { status: "pending" } | { status: "completed" } | { status: "completed"; error: string };
 
 /** The proven account behind a one-time code, until oauthSignIn / oauthVerify takes it. */
 export interface OauthProof {
   environmentId: string;
   providerType: string;
   state: string;
+  /** The flow's client verifier digest (API starts): the code is redeemed only with the verifier. */
+  clientVerifierHash: string | null;
   credential: OauthCredential;
   /** The issuer's tokens, sealed (the store is at rest too) to this code. */
   tokensSealed: string;
@@ -41,8 +47,10 @@ const refused = (reason: string, message: string) => new DomainError("bad_reques
  * The provider's callback (GET with the query, or the form_post POST): takes the state (once), makes sure
  * the answer comes from the provider the state was started for (the path names it: mix-up defence, and
  * openid-client checks the RFC 9207 `iss` when the issuer sends one), redeems the code with the PKCE
- * verifier, validates the ID token (signature, issuer, audience, expiry, nonce) and reads the account. The
- * outcome is kept for oauthResult; the browser goes back to the app's redirect URL when one was given.
+ * verifier, validates the ID token (signature, issuer, audience, expiry, nonce) and reads the account.
+ * Sigil's one-time code for it goes only into the redirect to the app's registered redirect URL, in this
+ * browser (the one that signed in at the provider); a flow without one is checked but delivers nothing.
+ * oauthResult learns the status.
  */
 export async function finishAuthorization(
   deps: Deps,
@@ -60,12 +68,14 @@ export async function finishAuthorization(
   await deps.store.set(oauthResultKey(state), JSON.stringify({ status: "pending" }), OAUTH_STATE_TTL_SECONDS);
 
   let result: OauthResult;
+  let code: string | null = null;
   let failure: DomainError | null = null;
   try {
     const error = params.get("error");
     if (error) throw refused("provider_error", `the provider answered ${error.slice(0, 100)}`);
-    const code = await redeem(deps, env, pending, state, params);
-    result = { status: "completed", code };
+    const proven = await redeem(deps, env, pending, state, params);
+    if (pending.redirectUri) code = await issueCode(deps, env, pending, state, proven);
+    result = { status: "completed" };
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     failure = err;
@@ -73,23 +83,43 @@ export async function finishAuthorization(
   }
   await deps.store.set(oauthResultKey(state), JSON.stringify(result), OAUTH_STATE_TTL_SECONDS);
   if (failure && !pending.redirectUri) throw failure;
-  return { state, result, redirectTo: pending.redirectUri ? backToApp(pending.redirectUri, state, result) : null };
+  return { state, result, redirectTo: pending.redirectUri ? backToApp(pending.redirectUri, state, code, result) : null };
 }
 
 /**
  * The app's URL with the outcome in the query under OAuth's own names (RFC 6749 4.1.2): `state`, and
  * Sigil's one-time `code` for signIn / verify, or `error`.
  */
-function backToApp(redirectUri: string, state: string, result: OauthResult): string {
+function backToApp(redirectUri: string, state: string, code: string | null, result: OauthResult): string {
   const [base, query = ""] = redirectUri.split(/\?(.*)/s);
   const q = new URLSearchParams(query);
   q.set("state", state);
-  if ("code" in result) q.set("code", result.code);
+  if (code) q.set("code", code);
   if ("error" in result) q.set("error", result.error);
   return `${base}?${q.toString()}`;
 }
 
-async function redeem(deps: Deps, env: PublicEnvironment, pending: OauthPendingAuthorization, state: string, params: URLSearchParams): Promise<string> {
+/** Sigil's one-time code for a proven account, kept (with the issuer's tokens sealed to it) for signIn / verify. */
+async function issueCode(deps: Deps, env: PublicEnvironment, pending: OauthPendingAuthorization, state: string, proven: ProvenAccount): Promise<string> {
+  const code = randomBytes(32).toString("base64url");
+  const proof: OauthProof = {
+    environmentId: env.environmentId,
+    providerType: pending.providerType,
+    state,
+    clientVerifierHash: pending.clientVerifierHash ?? null,
+    credential: proven.credential,
+    tokensSealed: deps.sealer.seal(JSON.stringify(proven.tokens), proofAad(code)),
+  };
+  await deps.store.set(oauthCodeKey(code), JSON.stringify(proof), OAUTH_STATE_TTL_SECONDS);
+  return code;
+}
+
+interface ProvenAccount {
+  credential: OauthCredential;
+  tokens: IssuerTokens;
+}
+
+async function redeem(deps: Deps, env: PublicEnvironment, pending: OauthPendingAuthorization, state: string, params: URLSearchParams): Promise<ProvenAccount> {
   const provider = await findProvider(deps.db, env.environmentId, pending.providerId);
   if (!provider || !provider.enabledAt || provider.provider !== pending.providerType)
     throw refused("provider_changed", "the provider was removed or disabled during the authorization");
@@ -128,16 +158,7 @@ async function redeem(deps: Deps, env: PublicEnvironment, pending: OauthPendingA
     scope: tokens.scope ?? null,
     expiresAt: tokens.expires_in ? new Date(Date.now() + tokens.expires_in * 1000).toISOString() : null,
   };
-  const code = randomBytes(32).toString("base64url");
-  const proof: OauthProof = {
-    environmentId: env.environmentId,
-    providerType: provider.provider,
-    state,
-    credential,
-    tokensSealed: deps.sealer.seal(JSON.stringify(issued), proofAad(code)),
-  };
-  await deps.store.set(oauthCodeKey(code), JSON.stringify(proof), OAUTH_STATE_TTL_SECONDS);
-  return code;
+  return { credential, tokens: issued };
 }
 
 /** A short reason for the result and the error payload (never the provider's tokens). */

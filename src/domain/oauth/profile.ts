@@ -1,6 +1,7 @@
 import { unprocessable } from "../../errors.js";
 import { findPreset, type ClaimMapping } from "../providers/presets.js";
 import type { ProvenCredential } from "../sign-in/credentials.js";
+import { canonicalEmail } from "../verifications/email.js";
 
 export type OauthCredential = Extract<ProvenCredential, { kind: "oauth" }>;
 
@@ -41,7 +42,7 @@ export function credentialOf(
   const doc = { ...userinfo, ...claims };
   const accountId = text(at(doc, mapping.accountId)) ?? (oidc ? undefined : text(doc.sub));
   if (!accountId) throw unprocessable("oauth_profile_incomplete", `the provider named no account id (${mapping.accountId})`);
-  const email = text(at(doc, mapping.email))?.toLowerCase();
+  const email = canonicalEmail(text(at(doc, mapping.email)) ?? "") ?? undefined;
   const verified = email !== undefined && mapping.emailVerified !== undefined && at(doc, mapping.emailVerified) === true;
   const photo = text(at(doc, mapping.photo));
   return {

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import { badRequest, notFound } from "../../errors.js";
 import * as repo from "../../db/repositories/oauth.js";
 import type { UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
@@ -6,30 +7,60 @@ import type { Deps } from "../deps.js";
 import type { ClientMeta } from "../sessions/service.js";
 import { linkCredential, signInWith } from "../sign-in/pipeline.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
-import { oauthStateKey } from "./authorize.js";
+import { clientVerifierDigest, oauthStateKey } from "./authorize.js";
 import { oauthCodeKey, oauthResultKey, proofAad, type IssuerTokens, type OauthProof, type OauthResult } from "./callback.js";
 
 const tokenAad = (credentialId: string, which: string) => `oauth_account:${credentialId}:${which}`;
 
-/** Where the authorization of a state stands, for the SDK polling after opening the login in a browser. */
+/**
+ * Where the authorization of a state stands (pending, completed, or the error), for an app that waits for
+ * it. Never the one-time code: that goes only to the app's redirect URL (callback.ts).
+ */
 export async function oauthResult(deps: Deps, env: PublicEnvironment, providerType: string, state: string): Promise<OauthResult> {
   const result = await deps.store.get(oauthResultKey(state));
-  if (result) return JSON.parse(result) as OauthResult;
+  if (result) {
+    // Only the status and the error are read back: nothing else ever leaves through a poll.
+    const r = JSON.parse(result) as { status: "pending" | "completed"; error?: string };
+    return r.status === "pending" ? { status: "pending" } : r.error ? { status: "completed", error: r.error } : { status: "completed" };
+  }
   const pending = await deps.store.get(oauthStateKey(state));
   const p = pending ? (JSON.parse(pending) as { environmentId: string; providerType: string }) : null;
   if (p && p.environmentId === env.environmentId && p.providerType === providerType) return { status: "pending" };
   throw notFound("oauth state");
 }
 
+/** What signIn / verify present: Sigil's one-time code, its state, and the flow's client verifier. */
+export interface OauthCodeInput {
+  code: string;
+  state: string;
+  codeVerifier?: string;
+}
+
+/** Whether the verifier is the one whose digest the flow kept (compared in constant time). */
+function verifierMatches(expectedDigest: string, verifier: string | undefined): boolean {
+  if (!verifier) return false;
+  const given = Buffer.from(clientVerifierDigest(verifier));
+  const expected = Buffer.from(expectedDigest);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
 /**
  * Takes the one-time code the callback issued (once: GETDEL), for the state it was issued to, in this
- * environment, at this provider. A replayed, foreign or mismatched code proves nothing.
+ * environment, at this provider, with the verifier of the flow when an API call started it. A replayed,
+ * foreign or mismatched code proves nothing; a wrong or missing verifier burns the code too, so it cannot
+ * be guessed at.
  */
-async function takeProof(deps: Deps, env: PublicEnvironment, providerType: string, input: { code: string; state: string }) {
+async function takeProof(deps: Deps, env: PublicEnvironment, providerType: string, input: OauthCodeInput) {
   const raw = input.code ? await deps.store.take(oauthCodeKey(input.code)) : null;
   const proof = raw ? (JSON.parse(raw) as OauthProof) : null;
   if (!proof || proof.environmentId !== env.environmentId || proof.providerType !== providerType || proof.state !== input.state)
     throw badRequest("invalid_oauth_code", "unknown, expired, already used or mismatched code", { field: "code" });
+  if (proof.clientVerifierHash && !verifierMatches(proof.clientVerifierHash, input.codeVerifier))
+    throw badRequest(
+      "invalid_code_verifier",
+      "codeVerifier must be the one loginUrl or initAuth answered for this sign-in; the code is used up, start again",
+      { field: "codeVerifier" },
+    );
   const tokens = JSON.parse(deps.sealer.open(proof.tokensSealed, proofAad(input.code))) as IssuerTokens;
   return { proof, tokens };
 }
@@ -53,7 +84,7 @@ async function keepTokens(deps: Deps, env: PublicEnvironment, user: UserAggregat
 }
 
 /** oauthSignIn: the account's user signs in (or is created with it) through the one pipeline. */
-export async function signInWithOauth(deps: Deps, env: PublicEnvironment, providerType: string, input: { code: string; state: string }, meta: ClientMeta) {
+export async function signInWithOauth(deps: Deps, env: PublicEnvironment, providerType: string, input: OauthCodeInput, meta: ClientMeta) {
   const { proof, tokens } = await takeProof(deps, env, providerType, input);
   const result = await signInWith(deps, env, proof.credential, meta);
   await keepTokens(deps, env, result.user, proof, tokens);
@@ -66,7 +97,7 @@ export async function linkOauthAccount(
   env: PublicEnvironment,
   principal: EndUserPrincipal,
   providerType: string,
-  input: { code: string; state: string },
+  input: OauthCodeInput,
   meta: ClientMeta,
 ) {
   const { proof, tokens } = await takeProof(deps, env, providerType, input);

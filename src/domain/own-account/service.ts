@@ -3,6 +3,7 @@ import * as customFields from "../../db/repositories/custom-fields.js";
 import * as mfa from "../../db/repositories/mfa.js";
 import * as repo from "../../db/repositories/own-account.js";
 import { findEnvironmentRecord } from "../../db/repositories/projects.js";
+import { findUserAggregate } from "../../db/repositories/user-aggregate.js";
 import * as users from "../../db/repositories/users.js";
 import * as wallets from "../../db/repositories/wallets.js";
 import { audited } from "../audit/audit.js";
@@ -14,7 +15,8 @@ import { markSessionsRevoked } from "../sessions/revocation.js";
 import { endUserAccess, renewSession } from "../sessions/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { createEmailVerification, createSmsVerification } from "../verifications/service.js";
-import { phoneInputOf } from "../verifications/phone.js";
+import { canonicalEmail, normaliseEmail } from "../verifications/email.js";
+import { normalisePhone, phoneInputOf } from "../verifications/phone.js";
 import { getUser, updateUser, userSnapshot, type UserPatch, type UserView } from "../users/service.js";
 
 /** Who calls: the session's user in the environment the path names, and the request (for the audit trail). */
@@ -80,31 +82,34 @@ type StartedVerification =
 
 /**
  * Changes the caller's profile and answers new tokens of the same session. A new email or phone number is a
- * credential: it is checked for conflicts (422 email_already_exists / phone_number_already_exists) and not
- * stored; a code is sent to it through the codes capability and next_view asks for it (redeeming it adds
- * the address or number to the user). The code is sent before anything is written, so a refused send
- * (429) changes nothing. Other fields go through the management update (uniqueness, custom-field rules,
- * audit user.updated and its event); custom-field values are merged into the metadata so an end user never
- * erases keys the environment's own back end keeps there.
+ * credential and is treated as at sign-up: it is not stored, and whether another user has it is not told
+ * here (that would let any session ask who has an account): a code is sent to it through the codes
+ * capability, the answer is the same whether it is taken or free, and next_view asks for the code.
+ * Redeeming it adds the address or number to the user, or refuses it then (422
+ * credential_owned_by_another_user) once the caller has proven the mailbox or phone. The change is
+ * remembered as the caller's pending change (see isFieldValueAvailable). The code is sent before anything
+ * is written, so a refused send (429) changes nothing. Other fields go through the management update
+ * (uniqueness, custom-field rules, audit user.updated and its event); custom-field values are merged into
+ * the metadata so an end user never erases keys the environment's own back end keeps there.
  */
 export async function updateSelf(deps: Deps, c: Caller, { mfaBackupCodeAcknowledgement, ...update }: SelfUpdate) {
   const { environmentId, userId } = c.principal;
   await checkCollected(deps, environmentId, update);
   const current = (await getOwnUser(deps, c)).aggregate.user;
 
-  const newEmail = update.email !== undefined && update.email.toLowerCase() !== (current.email ?? "").toLowerCase();
-  const newPhone = update.phoneNumber !== undefined && update.phoneNumber !== (current.phoneNumber ?? "");
-  if ((newEmail && update.email === "") || (newPhone && update.phoneNumber === ""))
+  const email = update.email ? normaliseEmail(update.email) : update.email;
+  const phone = update.phoneNumber ? normalisePhone(phoneInputOf(update.phoneNumber)).e164 : update.phoneNumber;
+  const newEmail = email !== undefined && email !== (current.email ? (canonicalEmail(current.email) ?? current.email.toLowerCase()) : "");
+  const newPhone = phone !== undefined && phone !== (current.phoneNumber ?? "");
+  if ((newEmail && email === "") || (newPhone && phone === ""))
     throw unprocessable("verified_field_cannot_be_cleared", "a verified email or phone number is a way to sign in: it is replaced by verifying another, not cleared");
   if (newEmail && newPhone) throw unprocessable("one_verification_at_a_time", "change the email and the phone number in two updates: each is verified on its own");
-  if (newEmail && (await users.userExistsWithEmail(deps.db, environmentId, update.email!, userId)))
-    throw unprocessable("email_already_exists", "a user with this email already exists in this environment");
-  if (newPhone && (await users.userExistsWithPhone(deps.db, environmentId, update.phoneNumber!, userId)))
-    throw unprocessable("phone_number_already_exists", "a user with this phone number already exists in this environment");
 
   let verification: StartedVerification | undefined;
-  if (newEmail) verification = { channel: "email", ...(await createEmailVerification(deps, c.env, update.email!)) };
-  if (newPhone) verification = { channel: "sms", ...(await createSmsVerification(deps, c.env, phoneInputOf(update.phoneNumber!))) };
+  if (newEmail) verification = { channel: "email", ...(await createEmailVerification(deps, c.env, email!)) };
+  if (newPhone) verification = { channel: "sms", ...(await createSmsVerification(deps, c.env, phoneInputOf(phone!))) };
+  if (newEmail) await rememberPendingChange(deps, c, "email", email!);
+  if (newPhone) await rememberPendingChange(deps, c, "phoneNumber", phone!);
 
   const { email: _email, phoneNumber: _phone, metadata, ...profile } = update;
   const patch: UserPatch = { ...Object.fromEntries(Object.entries(profile).map(([k, v]) => [k, v === "" ? null : v])) };
@@ -147,19 +152,52 @@ export async function hardDeleteSelf(deps: Deps, c: Caller): Promise<void> {
   await markSessionsRevoked(deps.store, [...revoked, { id: c.principal.sessionId, expiresAt: new Date(c.principal.expiresAt * 1000) }]);
 }
 
+type ContactField = "email" | "phoneNumber";
+
+/** How long a started change stays the caller's pending one: as long as its verification can live. */
+const PENDING_CHANGE_SECONDS = 3600;
+const pendingChangeKey = (c: Caller, field: ContactField) => `own-account:pending-change:${c.principal.environmentId}:${c.principal.userId}:${field}`;
+
+async function rememberPendingChange(deps: Pick<Deps, "store">, c: Caller, field: ContactField, value: string): Promise<void> {
+  await deps.store.set(pendingChangeKey(c, field), value, PENDING_CHANGE_SECONDS);
+}
+
 /**
- * Whether `value` of a unique field is free for the caller: email and phone number (credentials, always
- * unique) against the environment's live users; a field the environment declares unique (a standard field
- * such as username, or a custom field) against its stored values, compared as it compares them. The
- * caller's own value is free. A field that is not unique has nothing to check against (422).
+ * Whether `value` of a unique field is free for the caller. A field the environment declares unique (a
+ * standard field such as username, or a custom field) is checked against its stored values, compared as it
+ * compares them: choosing a unique handle means learning which are taken. An email or phone number is a
+ * way to sign in, and whether another user has one is told only to whoever proves it (by redeeming its
+ * code): the check answers only for the caller's own address or number and for the change they are in the
+ * middle of verifying (available: the code decides), and refuses any other value (422
+ * field_not_checkable), taken or free alike. The caller's own value is free. A field that is not unique has
+ * nothing to check against (422).
  */
-export async function isFieldValueAvailable(deps: Pick<Deps, "db">, c: Caller, field: string, value: string): Promise<boolean> {
+export async function isFieldValueAvailable(deps: Pick<Deps, "db" | "store">, c: Caller, field: string, value: string): Promise<boolean> {
   const { environmentId: env, userId } = c.principal;
-  if (field === "email") return !(await users.userExistsWithEmail(deps.db, env, value, userId));
-  if (field === "phoneNumber") return !(await users.userExistsWithPhone(deps.db, env, value, userId));
+  if (field === "email" || field === "phoneNumber") return isOwnContact(deps, c, field, value);
   const unique = (await customFields.allCustomFields(deps.db, env)).find((f) => f.name === field && f.enabled && f.unique);
   if (!unique) throw unprocessable("field_not_checkable", `${field} is not a unique field of this environment`, { field });
   return !(await customFields.uniqueValueTaken(deps.db, env, unique.id, uniqueKey(value), userId));
+}
+
+const notOwnContact = (field: ContactField) =>
+  unprocessable(
+    "field_not_checkable",
+    `whether ${field === "email" ? "an email address" : "a phone number"} belongs to someone is told only to whoever redeems its code: ask about your own or the one you are verifying`,
+    { field },
+  );
+
+/** The caller's own (verified or profile) value, or their pending change: true; anything else: 422. */
+async function isOwnContact(deps: Pick<Deps, "db" | "store">, c: Caller, field: ContactField, value: string): Promise<boolean> {
+  const wanted = field === "email" ? normaliseEmail(value, "filter.value") : normalisePhone(phoneInputOf(value)).e164;
+  const user = await findUserAggregate(deps.db, c.principal.environmentId, c.principal.userId);
+  if (!user) throw goneUser();
+  const own =
+    field === "email"
+      ? [user.user.email, ...user.credentials.filter((x) => x.format === "email").map((x) => x.email)].flatMap((e) => (e ? [canonicalEmail(e)] : []))
+      : [user.user.phoneNumber];
+  if (own.includes(wanted) || (await deps.store.get(pendingChangeKey(c, field))) === wanted) return true;
+  throw notOwnContact(field);
 }
 
 /** Marks one of the caller's own wallets as selected (audited) and answers new tokens that show it. */

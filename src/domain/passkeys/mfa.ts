@@ -117,6 +117,7 @@ export async function authenticateWithMfaPasskey(
 
 /** A passkey device only where the environment offers it, and under a waiting session only as the first device. */
 async function checkPasskeyEnrolment(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal): Promise<void> {
-  requireMethod((await deps.sessionKeys.policy(env.environmentId)).mfa, "passkey");
-  await checkEnrolment(deps.db, env.environmentId, principal);
+  const { mfa } = await deps.sessionKeys.policy(env.environmentId);
+  requireMethod(mfa, "passkey");
+  await checkEnrolment(deps.db, mfa, principal);
 }

@@ -4,12 +4,12 @@ import { listCustomNetworks, type CustomNetworkRecord } from "../../db/repositor
 import { findGlobalWalletSettings } from "../../db/repositories/global-wallet.js";
 import { findEnvironmentRecord } from "../../db/repositories/projects.js";
 import { findProviderByKind, listProviders, type ProviderRecord } from "../../db/repositories/providers.js";
-import { emailBelongsToWalletUser } from "../../db/repositories/sdk-settings.js";
 import type { Deps } from "../deps.js";
 import { effectiveSettings, type SettingsDocument } from "../environments/settings.js";
 import { originAllowedBy } from "../origins/origin.js";
 import { originPatterns } from "../origins/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
+import { normaliseEmail } from "../verifications/email.js";
 import { normalizeWalletAddress } from "../wallets/addresses.js";
 
 /** Custom networks shown per organization: far above any real use, bounded so one answer stays small. */
@@ -73,13 +73,14 @@ export async function environmentNetworks(deps: Pick<Deps, "db">, env: PublicEnv
 }
 
 /**
- * The sign-in method for an email address: magicLink when the environment has that provider enabled and
- * the address is not already a wallet user's (who keeps signing in with codes), else emailOnly.
+ * The sign-in method for an email address: magicLink when the environment has that provider enabled, else
+ * emailOnly. The environment alone decides: an answer that depended on the address's user would tell an
+ * anonymous caller who has an account. The address is still checked (a plain address, 400 otherwise).
  */
 export async function emailProviderFor(deps: Pick<Deps, "db">, env: PublicEnvironment, email: string): Promise<"emailOnly" | "magicLink"> {
+  normaliseEmail(email);
   const magicLink = await findProviderByKind(deps.db, env.environmentId, "magicLink");
-  if (!magicLink?.enabledAt) return "emailOnly";
-  return (await emailBelongsToWalletUser(deps.db, env.environmentId, email)) ? "emailOnly" : "magicLink";
+  return magicLink?.enabledAt ? "magicLink" : "emailOnly";
 }
 
 export async function globalWalletSettings(deps: Pick<Deps, "db">, env: PublicEnvironment) {

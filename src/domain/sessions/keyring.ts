@@ -6,6 +6,7 @@ import { ensureSigningKey, signingKeyAad } from "../environments/keys.js";
 import { DEFAULT_JWT_EXPIRATION_SECONDS, effectiveSettings } from "../environments/settings.js";
 import * as projects from "../../db/repositories/projects.js";
 import { DomainError } from "../../errors.js";
+import { isUuid } from "../../db/text-match.js";
 import { ProcessCache } from "../../store/process-cache.js";
 import { mfaPolicyOf, type MfaPolicy } from "../mfa/policy.js";
 
@@ -80,6 +81,9 @@ export class Keyring {
   }
 
   private keysOf(environmentId: string): Promise<EnvironmentKeys> {
+    // Whatever a caller names reaches here before it is a known environment: an id that cannot be one is
+    // not looked up (the column is a uuid, and a cast error would be a 500).
+    if (!isUuid(environmentId)) return Promise.reject(new DomainError("not_found", "not_found", "environment not found"));
     return this.cache.get(environmentId, (id) => this.load(id));
   }
 

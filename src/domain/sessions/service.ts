@@ -38,19 +38,20 @@ export function endUserAccess(env: PublicEnvironment, userId: string, requestId:
   return { ...env, role: null, actor: { tokenId: "", userId, memberId: null, accountId: null, requestId } };
 }
 
-async function sign(
+export async function sign(
   deps: Pick<Deps, "sessionKeys">,
   user: UserAggregateRecord,
-  session: { sessionId: string; expiresAt: number; scope: string },
+  session: { sessionId: string; expiresAt: number; scope: string; refreshId: string | undefined },
   collected: Set<string>,
 ): Promise<SessionTokens> {
   const environmentId = user.user.environmentId;
+  const { refreshId, ...shown } = session;
   const { jwt, minifiedJwt } = await signSessionTokens(
     deps.sessionKeys,
-    { environmentId, userId: user.user.id, ...session },
+    { environmentId, userId: user.user.id, ...shown, ...(refreshId ? { refreshId } : {}) },
     { scope: session.scope, verifiedCredentials: credentialClaims(user), profile: profileClaims(user.user, collected) },
   );
-  return { ...session, jwt, minifiedJwt };
+  return { ...shown, jwt, minifiedJwt };
 }
 
 /**
@@ -58,7 +59,7 @@ async function sign(
  * user.session.created with it), and signs its first tokens.
  */
 export async function openSession(
-  deps: Pick<Deps, "sessionKeys">,
+  deps: Pick<Deps, "sessionKeys" | "config">,
   t: Queryable,
   user: UserAggregateRecord,
   meta: ClientMeta,
@@ -68,7 +69,9 @@ export async function openSession(
   const environmentId = user.user.environmentId;
   const policy = await deps.sessionKeys.policy(environmentId);
   const sessionId = randomUUID();
-  const expiresAt = Math.floor(Date.now() / 1000) + policy.lifetimeSeconds;
+  const refreshId = randomUUID();
+  // A token never outlives the session's absolute end (refresh.ts), even with a longer JWT lifetime.
+  const expiresAt = Math.floor(Date.now() / 1000) + Math.min(policy.lifetimeSeconds, deps.config.sessionMaxAgeSeconds);
   await sessions.insertSession(t, environmentId, {
     id: sessionId,
     userId: user.user.id,
@@ -78,13 +81,16 @@ export async function openSession(
     // Waiting for a second factor: the token grants only that; the sign-in's scope waits on the row.
     scope: opts.secondFactorPending ? MFA_PENDING_SCOPE : scope,
     pendingScope: opts.secondFactorPending ? scope : undefined,
+    refreshId,
   });
-  return sign(deps, user, { sessionId, expiresAt, scope: opts.secondFactorPending ? MFA_PENDING_SCOPE : scope }, policy.collected);
+  return sign(deps, user, { sessionId, expiresAt, scope: opts.secondFactorPending ? MFA_PENDING_SCOPE : scope, refreshId }, policy.collected);
 }
 
 /**
- * New tokens for the caller's live session, with the user as they are now (after a refresh, a link, a
- * profile change): a full lifetime from now. A revoked or expired session, or a deleted user, cannot.
+ * New tokens for the caller's live session, with the user as they are now (after a link, a profile change, a
+ * second factor): the same expiry and refresh generation as the token the call came with, so that such a
+ * call can neither lengthen a token's life nor revive a generation a refresh has spent (only a refresh
+ * moves either: refresh.ts). A revoked session, or a deleted user, cannot.
  */
 export async function renewSession(
   deps: Pick<Deps, "db" | "sessionKeys">,
@@ -93,20 +99,20 @@ export async function renewSession(
 ): Promise<{ tokens: SessionTokens; user: UserAggregateRecord }> {
   const { environmentId, userId, sessionId } = principal;
   const q = opts.q ?? deps.db;
-  // No second look at the store's revocation marker: authentication has just read it, and the row's
+  // No second look at the store's revocation marker: authentication has just checked it, and the row's
   // revoked_at (set before every marker is written) refuses a revoked session below, even without it.
   const policy = await deps.sessionKeys.policy(environmentId);
-  const expiresAt = Math.floor(Date.now() / 1000) + policy.lifetimeSeconds;
   // A second factor just passed: a session waiting for it takes its full scope; a full one (a step-up
   // check) is only renewed.
   const live =
     (opts.secondFactorPassed && awaitsSecondFactor(principal.scope)
-      ? await sessions.completeSecondFactor(q, environmentId, userId, sessionId, new Date(expiresAt * 1000))
-      : await sessions.extendLiveSession(q, environmentId, userId, sessionId, new Date(expiresAt * 1000)));
+      ? await sessions.completeSecondFactor(q, environmentId, userId, sessionId)
+      : await sessions.findLiveSession(q, environmentId, userId, sessionId));
   if (!live) throw invalidSession("the session has been revoked or has expired");
   const user = await findUserAggregate(q, environmentId, userId);
   if (!user) throw invalidSession("the session's user no longer exists");
-  return { tokens: await sign(deps, user, { sessionId, expiresAt, scope: live.scope ?? BASE_SCOPE }, policy.collected), user };
+  const session = { sessionId, expiresAt: principal.expiresAt, scope: live.scope ?? BASE_SCOPE, refreshId: principal.refreshId };
+  return { tokens: await sign(deps, user, session, policy.collected), user };
 }
 
 /** Signs the caller out: their session is revoked in Postgres and, at once, for every api process. */
@@ -122,14 +128,15 @@ export async function revokeOwnSession(deps: Deps, env: PublicEnvironment, princ
 
 /**
  * The caller of an end-user operation: a session token of this environment (signature by one of its
- * published keys, issuer, environment, expiry) whose session is not revoked. No Postgres read: the keys are
- * cached per process and revocations are markers in the store.
+ * published keys, issuer, environment, expiry) whose session is not revoked. Usually no Postgres read: the
+ * keys are cached per process and the session's state is in the store; when the store does not know it
+ * (never asked, or forgotten with a restart or a flush), Postgres does (revocation.ts).
  */
-export async function authenticateEndUser(deps: Pick<Deps, "sessionVerifier" | "store">, environmentId: string, authorization: string | null): Promise<EndUserPrincipal> {
+export async function authenticateEndUser(deps: Pick<Deps, "sessionVerifier" | "store" | "db">, environmentId: string, authorization: string | null): Promise<EndUserPrincipal> {
   const m = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
   if (!m) throw new DomainError("unauthenticated", "unauthorized", "missing or malformed Authorization header: expected 'Bearer <session JWT>'");
   const claims = await deps.sessionVerifier.verify(environmentId, m[1]);
-  if (await isSessionRevoked(deps.store, claims.sessionId)) throw invalidSession("the session has been revoked");
+  if (await isSessionRevoked(deps, claims)) throw invalidSession("the session has been revoked");
   return { kind: "end_user", ...claims };
 }
 

@@ -26,6 +26,11 @@ export interface SessionClaims {
   /** Unix seconds. */
   issuedAt: number;
   expiresAt: number;
+  /**
+   * The refresh generation the token belongs to (claim refresh_id): a refresh spends it
+   * (src/domain/sessions/refresh.ts). Absent in tokens signed before refreshes rotated.
+   */
+  refreshId?: string;
 }
 
 /** The claims of a token to sign, beyond the session's identity: credentials and profile fields. */
@@ -50,7 +55,7 @@ export async function signSessionTokens(
   content: TokenContent,
 ): Promise<{ jwt: string; minifiedJwt: string }> {
   const key = await keyring.signingKey(session.environmentId);
-  const base = { sid: session.sessionId, environment_id: session.environmentId, scope: content.scope };
+  const base = { sid: session.sessionId, environment_id: session.environmentId, scope: content.scope, ...(session.refreshId ? { refresh_id: session.refreshId } : {}) };
   const sign = (claims: JWTPayload) =>
     new SignJWT(claims)
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: "JWT" })
@@ -117,6 +122,7 @@ export class SessionVerifier {
       scope: typeof payload.scope === "string" ? payload.scope : BASE_SCOPE,
       issuedAt: payload.iat!,
       expiresAt: payload.exp!,
+      ...(typeof payload.refresh_id === "string" ? { refreshId: payload.refresh_id } : {}),
     };
   }
 }

@@ -3,6 +3,7 @@ import * as signIn from "../../db/repositories/sign-in.js";
 import * as users from "../../db/repositories/users.js";
 import * as wallets from "../../db/repositories/wallets.js";
 import { unprocessable } from "../../errors.js";
+import type { FirstFactor } from "../mfa/factors.js";
 import { chainAliases } from "../wallets/addresses.js";
 
 /**
@@ -160,6 +161,9 @@ export function attachedChange(c: ProvenCredential, userId: string, resourceId: 
           : { userId, format: "passkey", passkeyId: c.passkeyId };
   return { action: "verified_credential.created", resourceType: "verified_credential", resourceId, after };
 }
+
+/** The first factor a sign-in with this credential is (what no second factor of its session may repeat). */
+export const firstFactorOf = (c: ProvenCredential): FirstFactor => ({ kind: c.kind, email: c.kind === "email" ? c.email : null });
 
 /** The identifiers allowlists may name for this credential. */
 export function allowlistIdentifiers(c: ProvenCredential): { type: string; value: string }[] {

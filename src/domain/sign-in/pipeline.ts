@@ -8,10 +8,13 @@ import type { Deps } from "../deps.js";
 import { endUserAccess, openSession, renewSession, type ClientMeta, type SessionTokens } from "../sessions/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { userSnapshot } from "../users/service.js";
-import { attachCredential, attachedChange, findOwner, type ProvenCredential } from "./credentials.js";
+import { attachCredential, attachedChange, findOwner, firstFactorOf, type ProvenCredential } from "./credentials.js";
+import { recordSessionFirstFactor } from "../../db/repositories/mfa.js";
+import { loadUserFactors, secondFactorDue } from "../mfa/factors.js";
+import { mfaRequired, awaitsSecondFactor } from "../sessions/tokens.js";
+import { judgeOtherUserSignIn } from "./other-user.js";
 import { rememberPendingMerge } from "./pending-merge.js";
 import { checkSignInPolicy } from "./policy.js";
-import { secondFactorDue } from "../mfa/policy.js";
 
 /** What every sign-in method answers: the user, whether this sign-in created them, the session's tokens. */
 export interface SignInResult {
@@ -54,8 +57,11 @@ export async function signInWith(deps: Deps, env: PublicEnvironment, credential:
     await signIn.recordUserVisit(t, environmentId, userId, credentialId);
     const user = (await findUserAggregate(t, environmentId, userId))!;
     // MFA on: a user who must pass a second factor gets a session that only the MFA operations accept.
-    const secondFactorPending = secondFactorDue(mfa, user.mfaDevices);
+    // (The user's factors are read only when they decide: MFA on but not required of everyone.)
+    const secondFactorPending = mfa.enabled && (mfa.required || secondFactorDue(mfa, await loadUserFactors(t, environmentId, userId), firstFactorOf(credential)));
     const tokens = await openSession(deps, t, user, meta, scope, { secondFactorPending });
+    // The session keeps which credential signed it in: no second factor may repeat it.
+    await recordSessionFirstFactor(t, environmentId, tokens.sessionId, { kind: credential.kind, id: credential.kind === "passkey" ? credential.passkeyId : credentialId });
     await record({
       action: "user.session.created",
       resourceType: "session",
@@ -67,10 +73,14 @@ export async function signInWith(deps: Deps, env: PublicEnvironment, credential:
 }
 
 /**
- * Adds a proven credential to the signed-in user. Already theirs: nothing changes. Another user's: 422
- * `credential_owned_by_another_user`, and the proof is remembered for the session (10 minutes) so that the
- * client may then transfer the credential or merge the two users (verifyTransfer, verifyMergeUsers,
- * mergeUsers) without proving it again. Answers new tokens for the same session.
+ * Adds a proven credential to the signed-in user (a full session: one still owing its factor is refused).
+ * Already theirs: nothing changes. Another user's: proving it is signing in as that user, so their sign-in
+ * policy decides first (a refusal answers as that sign-in would, and nothing is remembered); then 422
+ * `credential_owned_by_another_user`, saying whether a sign-in of theirs owes a second factor
+ * (`otherUserSecondFactorRequired`: a transfer or merge then needs an mfaToken of theirs), and the proof is
+ * remembered for the session (10 minutes) so that the client may then transfer the credential or merge the
+ * two users (verifyTransfer, verifyMergeUsers, mergeUsers) without proving it again. Answers new tokens for
+ * the same session.
  */
 export async function linkCredential(
   deps: Deps,
@@ -79,14 +89,17 @@ export async function linkCredential(
   credential: ProvenCredential,
   meta: ClientMeta,
 ): Promise<{ user: UserAggregateRecord; tokens: SessionTokens }> {
+  if (awaitsSecondFactor(principal.scope)) throw mfaRequired("pass your second factor before linking a credential");
   const environmentId = env.environmentId;
   const owner = await findOwner(deps.db, environmentId, credential);
   if (owner && owner.userId !== principal.userId) {
+    const { secondFactorDue: otherUserSecondFactorRequired } = await judgeOtherUserSignIn(deps, environmentId, owner.userId, credential);
     await rememberPendingMerge(deps.store, principal, { credential, otherUserId: owner.userId });
     throw unprocessable("credential_owned_by_another_user", "this credential belongs to another user: transfer it or merge the two users", {
       otherUserId: owner.userId,
       transfer: credential.kind === "wallet",
       merge: true,
+      otherUserSecondFactorRequired,
     });
   }
   await checkSignInPolicy(deps.db, environmentId, credential, { newUser: false });

@@ -1,5 +1,4 @@
 import { getAddress } from "viem";
-import { parseSiweMessage } from "viem/siwe";
 import { DomainError, unprocessable } from "../../errors.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
@@ -48,7 +47,7 @@ async function proveSocialAccount(deps: Deps, environmentId: string, input: Soci
   const message = parseEvmMessage(input.message);
   if (message.nonce !== input.nonce || message.domain !== input.domain || message.address.toLowerCase() !== input.address.toLowerCase())
     throw unprocessable("message_mismatch", "address, domain and nonce must be those of the signed message");
-  const accounts = (parseSiweMessage(input.message).resources ?? []).map((r) => ACCOUNT_RESOURCE.exec(r)?.[1]).filter((id): id is string => !!id);
+  const accounts = (message.resources ?? []).map((r) => ACCOUNT_RESOURCE.exec(r)?.[1]).filter((id): id is string => !!id);
   if (accounts.length !== 1) throw unprocessable("account_not_named", "the message's Resources must name exactly one account (<scheme>://fid/<id>)");
   const accountId = accounts[0];
   checkMessageRules(message, await originPatterns(deps, environmentId));

@@ -4,6 +4,7 @@ import * as repo from "../../db/repositories/test-accounts.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
+import { canonicalEmail, normaliseEmail } from "../verifications/email.js";
 
 /** Binds a sealed code to its row: a sealed value copied to another row does not open there. */
 export const otpCodeAad = (id: string) => `test_account:${id}:otp_code`;
@@ -36,7 +37,7 @@ export const generatedTestAccountEmail = () => `app-review-${randomBytes(6).toSt
 export async function createTestAccount(deps: Deps, access: EnvironmentAccess, input: { email: string | null; phoneNumber: string | null }) {
   if (input.email !== null && input.phoneNumber !== null)
     throw badRequest("email_or_phone_number_required", "give at most one of email and phoneNumber");
-  const email = input.email?.toLowerCase() ?? (input.phoneNumber === null ? generatedTestAccountEmail() : null);
+  const email = (input.email !== null ? normaliseEmail(input.email) : null) ?? (input.phoneNumber === null ? generatedTestAccountEmail() : null);
   const code = generateOtpCode();
   const created = await audited(deps, access, async (t, record) => {
     if (await repo.findTestAccount(t, access.environmentId))
@@ -80,7 +81,7 @@ export async function deleteTestAccount(deps: Deps, access: EnvironmentAccess) {
 export async function verifyTestAccountCode(deps: Pick<Deps, "db" | "sealer">, environmentId: string, identifier: string, code: string) {
   const a = await repo.findTestAccount(deps.db, environmentId);
   if (!a) return false;
-  const matches = (a.email !== null && a.email === identifier.toLowerCase()) || (a.phoneNumber !== null && a.phoneNumber === identifier);
+  const matches = (a.email !== null && a.email === canonicalEmail(identifier)) || (a.phoneNumber !== null && a.phoneNumber === identifier);
   if (!matches) return false;
   const expected = Buffer.from(deps.sealer.open(a.otpCodeSealed, otpCodeAad(a.id)));
   const given = Buffer.from(code);

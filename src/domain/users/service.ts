@@ -16,6 +16,7 @@ import { audited, type RecordChange } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import { markSessionsRevoked } from "../sessions/revocation.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
+import { normaliseEmail } from "../verifications/email.js";
 import { prepareWallet, type WalletInput } from "../wallets/service.js";
 import { EXACT_UP_TO, keptLargeCount, pageCount } from "./list-count.js";
 
@@ -65,6 +66,18 @@ export function userSnapshot(u: users.UserRecord) {
     externalUserId: u.externalUserId,
     metadata: u.metadata,
   };
+}
+
+/**
+ * An operator's e-mail goes through the one e-mail normaliser too (a plain address, its domain in ASCII),
+ * so that sign-in, which compares lower-cased canonical addresses, finds the user it names. The local
+ * part keeps the operator's case: it is shown, and every comparison is case-insensitive.
+ */
+function withCanonicalEmail<T extends { email?: string | null }>(p: T): T {
+  if (!p.email) return p;
+  const canonical = normaliseEmail(p.email);
+  const given = p.email.trim().normalize("NFC");
+  return { ...p, email: given.slice(0, given.lastIndexOf("@")) + canonical.slice(canonical.lastIndexOf("@")) };
 }
 
 const stateOf = (u: users.UserProfile): UserFieldState => ({ ...u, metadata: u.metadata ?? {} });
@@ -120,8 +133,9 @@ async function enforceAndStoreFields(
  * (their tokens sealed), custom fields enforced, all in one transaction with its audit row. Uniqueness is
  * per environment and answers 422 with a specific code.
  */
-export async function createUser(deps: Deps, access: EnvironmentAccess, input: CreateUserInput): Promise<UserView> {
+export async function createUser(deps: Deps, access: EnvironmentAccess, given: CreateUserInput): Promise<UserView> {
   const environmentId = access.environmentId;
+  const input = withCanonicalEmail(given);
   const prepared = input.wallets.map(prepareWallet);
   const userId = await audited(deps, access, (t, record) => insertUserWithCredentials(deps, t, record, environmentId, input, prepared)).catch(
     translateUniqueViolation,
@@ -225,16 +239,18 @@ export async function bulkCreateUsers(deps: Deps, access: EnvironmentAccess, row
   rows.forEach((row, index) => {
     if ("error" in row) return fail(index, row.error);
     let prepared: wallets.NewWallet[];
+    let input: CreateUserInput;
     try {
-      prepared = row.input.wallets.map(prepareWallet);
+      input = withCanonicalEmail(row.input);
+      prepared = input.wallets.map(prepareWallet);
     } catch (err) {
       return fail(index, err);
     }
-    const keys = uniqueKeysOf(row.input, prepared, fields);
+    const keys = uniqueKeysOf(input, prepared, fields);
     const dup = keys.find(([k]) => seen.has(k));
     if (dup) return fail(index, unprocessable(dup[1], `row ${index} repeats a unique value of row ${seen.get(dup[0])} of this batch`));
     for (const [k] of keys) seen.set(k, index);
-    jobs.push({ index, input: row.input, prepared });
+    jobs.push({ index, input, prepared });
   });
   let next = 0;
   const worker = async () => {
@@ -290,8 +306,9 @@ export type UserPatch = users.UserProfile;
  * Updates a user's profile. A changed e-mail or phone number replaces the matching verified credential;
  * uniqueness and custom fields are enforced as on create (see enforceFields for what an update must keep).
  */
-export async function updateUser(deps: Deps, access: EnvironmentAccess, userId: string, patch: UserPatch): Promise<UserView> {
+export async function updateUser(deps: Deps, access: EnvironmentAccess, userId: string, given: UserPatch): Promise<UserView> {
   const env = access.environmentId;
+  const patch = withCanonicalEmail(given);
   await audited(deps, access, async (t, record) => {
     const before = await users.lockUser(t, env, userId);
     if (!before) throw notFound("user");

@@ -1,6 +1,8 @@
 import { createHmac, hkdfSync, randomInt, randomUUID } from "node:crypto";
 import { DomainError, unprocessable } from "../../errors.js";
 import type { EphemeralStore } from "../../store/store.js";
+import type { Deps } from "../deps.js";
+import { FailureBudget } from "./budgets.js";
 
 /**
  * The life of a one-time code, all of it in the store (Redis in production, so every api process sees the
@@ -10,6 +12,8 @@ import type { EphemeralStore } from "../../store/store.js";
  *   verification-code:<env>:<channel>:<uuid>:<mac> the live code; redeeming takes (reads and deletes) it, so
  *                                                  of two concurrent redemptions of one code exactly one wins
  *   verification-attempts:<env>:<channel>:<uuid>   redemption attempts, counted before the code is checked
+ *   verification-failures:<env>:<identifier>:<day>  wrong codes of the identifier that day, all verifications
+ *                                                  of it together (./budgets.ts)
  *
  * Codes are never stored: only HMAC-SHA256(key, uuid + code), the key derived from the sealing key, so
  * that reading the store does not give away six-digit codes (a plain hash of them is cracked at once).
@@ -44,17 +48,33 @@ export const notFound = () =>
 const tooManyAttempts = () =>
   unprocessable("too_many_attempts", `${MAX_ATTEMPTS} wrong codes were given for this verification: start a new one`);
 
+/** What the daily failure budget counts by: the address, or the number in E.164. */
+const identifierKey = (identifier: unknown): string =>
+  typeof identifier === "string" ? identifier : (identifier as { e164: string }).e164;
+
 /** Six digits, uniformly drawn. */
 export const newCode = () => String(randomInt(0, 1_000_000)).padStart(6, "0");
 
+/** The code book every code path uses (sign-in, adding an address or number, the e-mail second factor). */
+export const codeBookOf = (deps: Pick<Deps, "store" | "config">) =>
+  new CodeBook(deps.store, deps.config.sealingKeys[0]!.key, deps.config.verifications.failuresPerIdentifierPerDay);
+
 export class CodeBook {
   private readonly macKey: Buffer;
+  private readonly failures: FailureBudget;
 
   constructor(
     private readonly store: EphemeralStore,
     sealingKey: Buffer,
+    failuresPerIdentifierPerDay: number,
   ) {
     this.macKey = Buffer.from(hkdfSync("sha256", sealingKey, Buffer.alloc(0), "sigil verification codes", 32));
+    this.failures = new FailureBudget(store, failuresPerIdentifierPerDay);
+  }
+
+  /** 429 too_many_wrong_codes when the identifier has used its wrong codes of the day: no code is worth sending. */
+  async checkFailuresLeft(environmentId: string, identifier: unknown): Promise<void> {
+    await this.failures.checkLeft(environmentId, identifierKey(identifier));
   }
 
   private mac(verificationId: string, code: string): string {
@@ -103,7 +123,8 @@ export class CodeBook {
    * Redeems a code: the verification's identifier when `code` is its current code (the verification is
    * then gone), else 422 invalid_verification_code, 422 too_many_attempts, or 404 verification_not_found.
    * `fixedCodeMatches` checks the test account's fixed code. The attempt is counted before the code is
-   * looked at, so concurrent guesses cannot exceed the bound either.
+   * looked at, so concurrent guesses cannot exceed the bound either; it also counts against the
+   * identifier's daily budget of wrong codes (429 too_many_wrong_codes once spent, even with the right code).
    */
   async redeem<I>(
     environmentId: string,
@@ -114,12 +135,15 @@ export class CodeBook {
   ): Promise<I> {
     const v = await this.find<I>(environmentId, channel, id);
     if (v.dead) throw tooManyAttempts();
+    const who = identifierKey(v.identifier);
+    await this.failures.attempt(environmentId, who);
     const { count } = await this.store.incrWindow(attemptsKey(environmentId, channel, id), MAX_AGE_SECONDS);
     if (count > MAX_ATTEMPTS) {
       await this.kill(environmentId, id, v);
       throw tooManyAttempts();
     }
     if (await this.matches(environmentId, id, v, code, fixedCodeMatches)) {
+      await this.failures.succeeded(environmentId, who);
       await this.store.del(metaKey(environmentId, channel, id));
       return v.identifier;
     }

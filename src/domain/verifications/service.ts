@@ -1,7 +1,7 @@
 import * as testAccounts from "../../db/repositories/test-accounts.js";
 import * as providers from "../../db/repositories/providers.js";
 import type { UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
-import { DomainError, unprocessable } from "../../errors.js";
+import { unprocessable } from "../../errors.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
 import type { ClientMeta, SessionTokens } from "../sessions/service.js";
@@ -10,8 +10,10 @@ import { linkCredential, signInWith, type SignInResult } from "../sign-in/pipeli
 import { checkMethodEnabled } from "../sign-in/policy.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { verifyTestAccountCode } from "../test-accounts/service.js";
-import { CodeBook, type Channel, type Verification } from "./codes.js";
+import { checkEnvironmentSms, checkIdentifierSends } from "./budgets.js";
+import { codeBookOf, type CodeBook, type Channel, type Verification } from "./codes.js";
 import { mailCode, smsAccount, smsCode } from "./delivery.js";
+import { normaliseEmail } from "./email.js";
 import { normalisePhone, type Phone, type PhoneInput } from "./phone.js";
 
 /**
@@ -20,26 +22,18 @@ import { normalisePhone, type Phone, type PhoneInput } from "./phone.js";
  * or sign up; or add it to the signed-in user). Codes live in the store (./codes.ts).
  */
 
-const codeBook = (deps: Pick<Deps, "store" | "config">) => new CodeBook(deps.store, deps.config.sealingKeys[0]!.key);
-
-/** E-mail addresses compare case-insensitively: the lowercase address is the identity. */
-const normaliseEmail = (email: string) => email.trim().toLowerCase();
-
 /**
- * SIGIL_CODE_SENDS_PER_MINUTE codes (creations and retries together) per e-mail address or phone number
- * and environment, in the store so the bound holds across api processes: 429 with the seconds to wait.
+ * Before a code is sent: the identifier still has wrong codes left today, and it has not been sent
+ * SIGIL_CODE_SENDS_PER_MINUTE codes this minute (429 with the seconds to wait; ./budgets.ts).
  */
-async function checkSendLimit(deps: Pick<Deps, "store" | "config">, environmentId: string, channel: Channel, identifier: string): Promise<void> {
-  const limit = deps.config.verifications.sendsPerIdentifierPerMinute;
-  if (limit === 0) return;
-  const { count, resetInMs } = await deps.store.incrWindow(`verification-sends:${environmentId}:${channel}:${identifier}`, 60);
-  if (count > limit) {
-    const retryAfterSeconds = Math.max(1, Math.ceil(resetInMs / 1000));
-    throw new DomainError("rate_limited", "rate_limited", `too many codes sent to this ${channel === "email" ? "e-mail address" : "phone number"}; retry in ${retryAfterSeconds} s`, {
-      retryAfterSeconds,
-    });
-  }
+async function checkSendable(deps: Pick<Deps, "store" | "config">, book: CodeBook, environmentId: string, channel: Channel, identifier: string): Promise<void> {
+  await book.checkFailuresLeft(environmentId, identifier);
+  await checkIdentifierSends(deps.store, deps.config.verifications.sendsPerIdentifierPerMinute, environmentId, channel, identifier);
 }
+
+/** An SMS is about to go out: the environment's hourly and daily SMS budget pays for it (SMS pumping). */
+const chargeSms = (deps: Pick<Deps, "store" | "config">, environmentId: string) =>
+  checkEnvironmentSms(deps.store, { perHour: deps.config.verifications.smsPerEnvironmentPerHour, perDay: deps.config.verifications.smsPerEnvironmentPerDay }, environmentId);
 
 async function isTestAccount(deps: Pick<Deps, "db">, environmentId: string, id: { email?: string; e164?: string }): Promise<boolean> {
   const a = await testAccounts.findTestAccount(deps.db, environmentId);
@@ -50,9 +44,9 @@ async function isTestAccount(deps: Pick<Deps, "db">, environmentId: string, id: 
 export async function createEmailVerification(deps: Deps, env: PublicEnvironment, rawEmail: string): Promise<{ verificationId: string; email: string }> {
   const email = normaliseEmail(rawEmail);
   await checkMethodEnabled(deps.db, env.environmentId, { kind: "email", email });
-  await checkSendLimit(deps, env.environmentId, "email", email);
+  const book = codeBookOf(deps);
+  await checkSendable(deps, book, env.environmentId, "email", email);
   const testAccount = await isTestAccount(deps, env.environmentId, { email });
-  const book = codeBook(deps);
   const { id, code } = await book.open(env.environmentId, "email", email, testAccount);
   if (code) await mailCode(deps, env.environmentId, email, code).catch((err) => forget(book, env.environmentId, "email", id, err));
   return { verificationId: id, email };
@@ -60,10 +54,10 @@ export async function createEmailVerification(deps: Deps, env: PublicEnvironment
 
 export async function retryEmailVerification(deps: Deps, env: PublicEnvironment, verificationId: string, rawEmail: string): Promise<{ verificationId: string; email: string }> {
   const email = normaliseEmail(rawEmail);
-  const book = codeBook(deps);
+  const book = codeBookOf(deps);
   const v = await book.find<string>(env.environmentId, "email", verificationId);
   if (v.identifier !== email) throw unprocessable("verification_identifier_mismatch", "this verification was started for another e-mail address");
-  await checkSendLimit(deps, env.environmentId, "email", email);
+  await checkSendable(deps, book, env.environmentId, "email", email);
   const code = await book.renew(env.environmentId, verificationId, v);
   if (code) await mailCode(deps, env.environmentId, email, code).catch((err) => forget(book, env.environmentId, "email", verificationId, err));
   return { verificationId, email };
@@ -73,9 +67,10 @@ export async function createSmsVerification(deps: Deps, env: PublicEnvironment, 
   const phone = normalisePhone(input);
   const account = await smsAccount(deps, env.environmentId);
   await checkCountryEnabled(deps, env.environmentId, phone);
-  await checkSendLimit(deps, env.environmentId, "sms", phone.e164);
+  const book = codeBookOf(deps);
+  await checkSendable(deps, book, env.environmentId, "sms", phone.e164);
   const testAccount = await isTestAccount(deps, env.environmentId, { e164: phone.e164 });
-  const book = codeBook(deps);
+  if (!testAccount) await chargeSms(deps, env.environmentId);
   const { id, code } = await book.open(env.environmentId, "sms", phone, testAccount);
   if (code) await smsCode(deps, account, env.environmentId, phone.e164, code).catch((err) => forget(book, env.environmentId, "sms", id, err));
   return { verificationId: id, phone };
@@ -83,11 +78,12 @@ export async function createSmsVerification(deps: Deps, env: PublicEnvironment, 
 
 export async function retrySmsVerification(deps: Deps, env: PublicEnvironment, verificationId: string, input: PhoneInput): Promise<{ verificationId: string; phone: Phone }> {
   const phone = normalisePhone(input);
-  const book = codeBook(deps);
+  const book = codeBookOf(deps);
   const v = await book.find<Phone>(env.environmentId, "sms", verificationId);
   if (v.identifier.e164 !== phone.e164) throw unprocessable("verification_identifier_mismatch", "this verification was started for another phone number");
   const account = await smsAccount(deps, env.environmentId);
-  await checkSendLimit(deps, env.environmentId, "sms", phone.e164);
+  await checkSendable(deps, book, env.environmentId, "sms", phone.e164);
+  if (!v.testAccount) await chargeSms(deps, env.environmentId);
   const code = await book.renew(env.environmentId, verificationId, v);
   if (code) await smsCode(deps, account, env.environmentId, phone.e164, code).catch((err) => forget(book, env.environmentId, "sms", verificationId, err));
   return { verificationId, phone: v.identifier };
@@ -111,7 +107,7 @@ async function checkCountryEnabled(deps: Pick<Deps, "db">, environmentId: string
 async function redeem(deps: Deps, env: PublicEnvironment, channel: Channel, verificationId: string, code: string): Promise<ProvenCredential> {
   const fixed = async (v: Verification<string | Phone>) =>
     verifyTestAccountCode(deps, env.environmentId, typeof v.identifier === "string" ? v.identifier : v.identifier.e164, code);
-  const identifier = await codeBook(deps).redeem<string | Phone>(env.environmentId, channel, verificationId, code, fixed);
+  const identifier = await codeBookOf(deps).redeem<string | Phone>(env.environmentId, channel, verificationId, code, fixed);
   if (typeof identifier === "string") return { kind: "email", email: identifier };
   return { kind: "phone", ...identifier };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify } from "jose";
 import { DomainError } from "../../errors.js";
 import type { Deps } from "../deps.js";
+import { spendOnce } from "../spent-credentials/service.js";
 import { issuerOf } from "../sessions/tokens.js";
 import type { WaasCaller } from "./device-caller.js";
 
@@ -10,8 +11,9 @@ import type { WaasCaller } from "./device-caller.js";
  * environment; the cloud-drive backup requires one (backupKeySharesToCloudDrive). It is signed with the
  * environment's session signing key, but it is not a session: its typ is `sigil-backup+jwt`, its audience
  * `sigil:waas-backup`, and it has no `sid`, which the session verifier requires, so it cannot stand for a
- * session, and a session token (no such audience) cannot stand for it. Spent on first use (its jti in the
- * store, set-if-absent): a replay is refused, and of two concurrent uses exactly one wins.
+ * session, and a session token (no such audience) cannot stand for it. Spent on first use (its jti in
+ * Postgres, src/domain/spent-credentials): a replay is refused, even after a restart or a store that forgot,
+ * and of two concurrent uses exactly one wins.
  */
 
 export const BACKUP_TOKEN_TTL_SECONDS = 60;
@@ -36,7 +38,7 @@ export async function issueBackupToken(deps: Pick<Deps, "sessionKeys">, caller: 
 }
 
 /** Verifies the token is the caller's, of this environment, unexpired and unspent, and spends it. */
-export async function spendBackupToken(deps: Pick<Deps, "sessionKeys" | "store">, caller: WaasCaller, token: string): Promise<void> {
+export async function spendBackupToken(deps: Pick<Deps, "sessionKeys" | "db">, caller: WaasCaller, token: string): Promise<void> {
   const { environmentId, userId } = caller.principal;
   let kid: string | undefined;
   try {
@@ -60,6 +62,6 @@ export async function spendBackupToken(deps: Pick<Deps, "sessionKeys" | "store">
     throw refused("the backup token is invalid");
   }
   if (payload.sub !== userId || payload.environment_id !== environmentId) throw refused("the backup token is another user's");
-  const ttl = Math.max(1, (payload.exp ?? 0) - Math.floor(Date.now() / 1000) + 5);
-  if (!(await deps.store.setIfAbsent(`waas-backup-token:${environmentId}:${payload.jti}`, "1", ttl))) throw refused("the backup token was already used");
+  // Spent in Postgres, not the store: a restart or a Redis that forgets must not let it upload again.
+  if (!(await spendOnce(deps.db, environmentId, "waas_backup_token", payload.jti!, payload.exp!))) throw refused("the backup token was already used");
 }

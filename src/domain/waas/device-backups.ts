@@ -12,7 +12,7 @@ import type { RecoveredShare, VaultCredential } from "./backup-steps.js";
 import { spendBackupToken } from "./backup-token.js";
 import { fetchFromCustomer, storeAtCustomer } from "./customer-backups.js";
 import { recordClientDelegatedShare, type ClientDelegatedEnvelope } from "./delegated-share.js";
-import { auditContextOf, callerThresholdWallet, type WaasCaller } from "./device-caller.js";
+import { auditContextOf, callerThresholdWallet, requireFreshFactor, type WaasCaller } from "./device-caller.js";
 
 /**
  * The published client's WaaS backup operations on the signed-in user's threshold wallets. The device's
@@ -177,10 +177,10 @@ export async function backupKeySharesToLocations(
 }
 
 /**
- * recoverKeyShares: the device's backups of the current epoch (the vault's with their credentials). With a
- * drive access token (and a backup token, spent), cloud-drive backups are downloaded too, after the actor
- * step (the drive's token must not enter the workflow's history); a file no longer there is answered
- * without its credential.
+ * recoverKeyShares: the device's backups of the current epoch (the vault's with their credentials), after the
+ * fresh factor an export needs (requireFreshFactor, wallet.waas.export). With a drive access token (and a
+ * backup token, spent), cloud-drive backups are downloaded too, after the actor step (the drive's token must
+ * not enter the workflow's history); a file no longer there is answered without its credential.
  */
 export async function recoverKeyShares(
   deps: BackupDeps,
@@ -189,6 +189,9 @@ export async function recoverKeyShares(
   input: { keyShareIds: string[]; accessToken?: string; backupToken?: string },
 ): Promise<KeyShareInfo[]> {
   await callerThresholdWallet(deps, caller, walletId);
+  // The device's share comes back sealed only by its passcode, which a short passcode does not protect
+  // offline: handing it out is an export of that share, gated as the key's export is.
+  await requireFreshFactor(deps, caller, "wallet.waas.export", { recentSignIn: true });
   if (input.accessToken && !input.backupToken) throw badRequest("missing_backup_token", "reading a cloud drive needs a backup token", { field: "backupToken" });
   if (input.accessToken) await spendBackupToken(deps, caller, input.backupToken!);
   const r = await deps.flows.runWaasRecover({ ...step(caller, walletId), keyShareIds: input.keyShareIds });

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { getAddress, isAddress } from "viem";
 import { base58 } from "@scure/base";
 import { DomainError, badRequest, notFound } from "../../errors.js";
 import type { Queryable } from "../../db/db.js";
@@ -8,6 +7,7 @@ import type { WaasPolicyRuleRecord } from "../../db/repositories/waas.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
+import { canonicalEvmAddress } from "../wallets/addresses.js";
 import { fromClientChain } from "./chain-names.js";
 
 /**
@@ -16,10 +16,18 @@ import { fromClientChain } from "./chain-names.js";
  * it, deleting the last removes it.
  *
  * Evaluation: a rule applies to a request on its chain whose method it names (no methods: all). Its
- * addresses (allowlisted recipients) and maxPerCall are conditions on requests that carry a recipient or a
- * value (transactions); a request without one (a message) is not held to them. A matching deny rule
- * refuses; when the policy has any allow rule, one of them must match; a policy with only deny rules
- * allows the rest, and no policy allows everything.
+ * addresses (allowlisted recipients) and maxPerCall (in the chain's native unit) are conditions on what a
+ * request moves or authorises. A request that moves nothing (a message) is not held to them. A request that
+ * does (a transaction, a Permit) states every address it pays or authorises and its native value, and says
+ * when either cannot be established (a call the service does not decode, tokens whose amount is not in the
+ * native unit):
+ * - an allow rule with addresses matches only when every address of the request is listed and none is
+ *   unknown; an allow rule with maxPerCall only when the native value is known and within it;
+ * - a deny rule with addresses matches when one address of the request is listed or one is unknown; a
+ *   deny rule with maxPerCall when the value is above it or unknown.
+ * So what cannot be judged is never cleared by a condition: it passes only an allow rule that names
+ * neither addresses nor a limit. A matching deny rule refuses; when the policy has any allow rule, one of
+ * them must match; a policy with only deny rules allows the rest, and no policy allows everything.
  */
 
 /** A rule as a request gives it, before validation. */
@@ -42,10 +50,17 @@ export interface PolicyRuleInput {
 export interface SigningRequest {
   chain: string;
   method: "signMessage" | "signTransaction" | "signTypedData";
-  /** Recipient of a transaction. */
-  to?: string;
-  /** Value of a transaction, decimal string in the chain's native unit. */
+  /**
+   * Every address the request pays or authorises: native recipients, the contract a transaction calls, a
+   * token transfer's recipient, an approval's spender. Absent for a request that moves nothing (a message).
+   */
+  recipients?: string[];
+  /** Some address it pays or authorises cannot be established (an undecoded call, a lookup-table account). */
+  unknownRecipients?: boolean;
+  /** Native value it moves (fees it sets included), decimal string in the chain's native unit. */
   value?: string;
+  /** It moves or authorises value that is not established in the native unit (tokens, an undecoded call). */
+  unknownValue?: boolean;
 }
 
 /** Most rules one policy holds. */
@@ -54,7 +69,7 @@ export const MAX_POLICY_RULES = 100;
 const unique = <T>(xs: T[]) => [...new Set(xs)];
 
 function canonicalAddress(address: string, chain: "EVM" | "SOL"): string | null {
-  if (chain === "EVM") return isAddress(address, { strict: false }) ? getAddress(address) : null;
+  if (chain === "EVM") return canonicalEvmAddress(address);
   try {
     return base58.decode(address).length === 32 ? address : null;
   } catch {
@@ -132,16 +147,24 @@ function sameAddress(a: string, b: string) {
   return a.startsWith("0x") ? a.toLowerCase() === b.toLowerCase() : a === b;
 }
 
+/** Whether the request's addresses meet the rule's list (see the module comment for the two rule types). */
+function addressesMatch(rule: WaasPolicyRuleRecord, req: SigningRequest): boolean {
+  if (!rule.addresses.length || req.recipients === undefined) return true;
+  const listed = (a: string) => rule.addresses.some((x) => sameAddress(x, a));
+  return rule.ruleType === "allow" ? !req.unknownRecipients && req.recipients.every(listed) : !!req.unknownRecipients || req.recipients.some(listed);
+}
+
+/** Whether the request's value meets the rule's maxPerCall: an allow rule permits up to it, a deny rule refuses above it. */
+function valueMatches(rule: WaasPolicyRuleRecord, req: SigningRequest): boolean {
+  if (rule.maxPerCall === null || req.value === undefined) return true;
+  const over = !!req.unknownValue || compareDecimal(req.value, rule.maxPerCall) > 0;
+  return rule.ruleType === "allow" ? !over : over;
+}
+
 function matches(rule: WaasPolicyRuleRecord, req: SigningRequest): boolean {
   if (rule.chain !== req.chain) return false;
   if (rule.methods.length && !rule.methods.includes(req.method)) return false;
-  if (req.to !== undefined && rule.addresses.length && !rule.addresses.some((a) => sameAddress(a, req.to!))) return false;
-  if (req.value !== undefined && rule.maxPerCall !== null) {
-    const over = compareDecimal(req.value, rule.maxPerCall) > 0;
-    // An allow rule permits values up to maxPerCall; a deny rule refuses values above it.
-    if (rule.ruleType === "allow" ? over : !over) return false;
-  }
-  return true;
+  return addressesMatch(rule, req) && valueMatches(rule, req);
 }
 
 /**

@@ -1,12 +1,14 @@
 import { bytesToHex } from "@noble/curves/utils.js";
 import { base58, base64 } from "@scure/base";
 import { hashAuthorization } from "viem/utils";
-import { formatEther, formatUnits, hashMessage, hashTypedData, isAddress, isHex, keccak256, parseTransaction, serializeTransaction, type TransactionSerializable } from "viem";
+import { formatUnits, hashMessage, hashTypedData, isHex, keccak256, parseTransaction, serializeTransaction, type TransactionSerializable } from "viem";
 import { findWaasPolicy } from "../../db/repositories/waas.js";
 import { badRequest, unprocessable } from "../../errors.js";
 import type { Deps } from "../deps.js";
+import { canonicalEvmAddress } from "../wallets/addresses.js";
+import { evmTransactionRequest, evmTypedDataRequest } from "./evm-moves.js";
 import { evaluatePolicy, policyDenied, type SigningRequest } from "./policy.js";
-import { solanaMessageOf } from "./sign-request-svm.js";
+import { refuseTransactionMessage, solanaMessageOf } from "./sign-request-svm.js";
 import type { WaasChain } from "./share-operations.js";
 
 /**
@@ -14,7 +16,9 @@ import type { WaasChain } from "./share-operations.js";
  * SignMessageContext), turned into exactly what is signed and into the facts the WaaS policy judges. EVM
  * wallets sign a 32-byte digest (EIP-191 message, EIP-712 typed data, an EIP-155 transaction serialised by
  * viem, an EIP-7702 authorization); Solana wallets sign the exact bytes (a message, or a transaction's message
- * bytes). Nothing is signed here: the room keeps what to sign, the wallet's actor signs it.
+ * bytes; message bytes that are a transaction's message are refused). EVM addresses pass the one check of
+ * every path (canonicalEvmAddress) and are used checksummed. Nothing is signed here: the room keeps what to
+ * sign, the wallet's actor signs it.
  */
 
 export interface SignMessageInput {
@@ -48,6 +52,13 @@ function integer(v: unknown, what: string): bigint | undefined {
   return n;
 }
 
+/** The checksummed form of an EVM address the request names; 400 for anything else (a bad checksum too). */
+function evmAddress(v: unknown, what: string): `0x${string}` {
+  const address = typeof v === "string" ? canonicalEvmAddress(v) : null;
+  if (!address) throw invalid(what, "not an address (or not its EIP-55 checksum)");
+  return address as `0x${string}`;
+}
+
 /** 0x-hex of whole bytes (odd-length hex has no one byte reading). */
 const isHexBytes = (v: unknown): v is `0x${string}` => typeof v === "string" && isHex(v) && v.length % 2 === 0;
 
@@ -57,13 +68,13 @@ function evm(input: SignMessageInput, allowedEvmChainIds?: readonly number[]): {
     const t = c.evmTransaction;
     if (!Number.isSafeInteger(t.chainId) || t.chainId <= 0) throw unprocessable("unsupported_chain_id", "evmTransaction.chainId must be a positive integer (EIP-155)");
     if (allowedEvmChainIds && !allowedEvmChainIds.includes(t.chainId)) throw unprocessable("unsupported_chain_id", `chain ${t.chainId} is not enabled for this environment`, { chainId: t.chainId });
-    if (!isAddress(t.to, { strict: false })) throw invalid("context.evmTransaction.to", "not an address");
+    const to = evmAddress(t.to, "context.evmTransaction.to");
     if (t.data !== undefined && t.data !== "" && !isHexBytes(t.data)) throw invalid("context.evmTransaction.data", "not 0x-hex bytes");
     if (t.nonce !== undefined && (!Number.isSafeInteger(t.nonce) || t.nonce < 0)) throw invalid("context.evmTransaction.nonce", "not a non-negative integer");
     const value = integer(t.value, "context.evmTransaction.value") ?? 0n;
     const base = {
       chainId: t.chainId,
-      to: t.to as `0x${string}`,
+      to,
       value,
       ...(t.data ? { data: t.data as `0x${string}` } : {}),
       ...(t.nonce !== undefined ? { nonce: t.nonce } : {}),
@@ -76,7 +87,7 @@ function evm(input: SignMessageInput, allowedEvmChainIds?: readonly number[]): {
     return {
       prepared: { scheme: "ecdsa-secp256k1", digest: keccak256(serialized), kind: "transaction", serialized },
       // The policy's limits are in ether (the chain's native unit), the transaction's value in wei.
-      requests: [{ chain: "EVM", method: "signTransaction", to: t.to, value: formatEther(value) }],
+      requests: [evmTransactionRequest(to, value, t.data ? (t.data as `0x${string}`) : undefined)],
     };
   }
   if (c.evmTypedData) {
@@ -86,15 +97,17 @@ function evm(input: SignMessageInput, allowedEvmChainIds?: readonly number[]): {
     } catch (e) {
       throw invalid("context.evmTypedData", (e as Error).message.split("\n")[0]!);
     }
-    return { prepared: { scheme: "ecdsa-secp256k1", digest, kind: "typedData" }, requests: [{ chain: "EVM", method: "signTypedData" }] };
+    return { prepared: { scheme: "ecdsa-secp256k1", digest, kind: "typedData" }, requests: [evmTypedDataRequest(c.evmTypedData)] };
   }
   if (c.eip7702Auth) {
     const a = c.eip7702Auth;
-    if (!isAddress(a.address, { strict: false })) throw invalid("context.eip7702Auth.address", "not an address");
+    const address = evmAddress(a.address, "context.eip7702Auth.address");
     if (!Number.isSafeInteger(a.chainId) || a.chainId < 0 || !Number.isSafeInteger(a.nonce) || a.nonce < 0) throw invalid("context.eip7702Auth", "chainId and nonce are non-negative integers");
-    const digest = hashAuthorization({ contractAddress: a.address as `0x${string}`, chainId: a.chainId, nonce: a.nonce });
-    // Delegating the account to a contract is as strong as a transaction to it: judged like one.
-    return { prepared: { scheme: "ecdsa-secp256k1", digest, kind: "authorization" }, requests: [{ chain: "EVM", method: "signTransaction", to: a.address, value: "0" }] };
+    const digest = hashAuthorization({ contractAddress: address, chainId: a.chainId, nonce: a.nonce });
+    // Delegating the account to a contract is a transaction to it that lets the contract spend anything later:
+    // the delegate is named, the value it may move is not.
+    const request: SigningRequest = { chain: "EVM", method: "signTransaction", recipients: [address], value: "0", unknownValue: true };
+    return { prepared: { scheme: "ecdsa-secp256k1", digest, kind: "authorization" }, requests: [request] };
   }
   const raw = c.evmMessage?.raw ?? (input.isFormatted ? input.message : undefined);
   if (raw !== undefined) {
@@ -124,15 +137,22 @@ function svm(input: SignMessageInput): { prepared: PreparedSignature; requests: 
   if (c.svmTransaction) {
     const txs = c.svmTransaction.serializedTransactions;
     if (!Array.isArray(txs) || txs.length !== 1) throw unprocessable("one_transaction_per_request", "sign one serialized transaction per request");
-    const { messageBytes, transfers } = solanaMessageOf(txs[0]!);
-    const requests: SigningRequest[] = transfers.length
-      ? transfers.map((t) => ({ chain: "SOL", method: "signTransaction", to: t.to, value: formatUnits(t.lamports, 9) }))
-      : [{ chain: "SOL", method: "signTransaction" }];
-    return { prepared: { scheme: "frost-ed25519", message: bytesToHex(messageBytes), kind: "transaction" }, requests };
+    const { messageBytes, moves } = solanaMessageOf(txs[0]!);
+    const request: SigningRequest = {
+      chain: "SOL",
+      method: "signTransaction",
+      recipients: moves.recipients,
+      value: formatUnits(moves.lamports, 9),
+      ...(moves.unknownRecipients ? { unknownRecipients: true } : {}),
+      ...(moves.unknownValue ? { unknownValue: true } : {}),
+    };
+    return { prepared: { scheme: "frost-ed25519", message: bytesToHex(messageBytes), kind: "transaction" }, requests: [request] };
   }
+  const field = c.svmMessage !== undefined ? "context.svmMessage" : "message";
   const text = c.svmMessage ?? input.message;
-  if (typeof text !== "string" || !text) throw invalid(c.svmMessage !== undefined ? "context.svmMessage" : "message", "nothing to sign");
+  if (typeof text !== "string" || !text) throw invalid(field, "nothing to sign");
   const bytes = svmMessageBytes(text, !!input.isFormatted);
+  refuseTransactionMessage(bytes, field);
   return { prepared: { scheme: "frost-ed25519", message: bytesToHex(bytes), kind: "message" }, requests: [{ chain: "SOL", method: "signMessage" }] };
 }
 

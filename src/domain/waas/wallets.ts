@@ -10,6 +10,7 @@ import type { EnvironmentAccess } from "../tenancy/access.js";
 import { findOrCreateUser, parseIdentifier } from "../embedded-wallets/service.js";
 import { fromClientChain } from "./chain-names.js";
 import { evaluatePolicy, policyDenied } from "./policy.js";
+import { refuseTransactionMessage } from "./sign-request-svm.js";
 
 /**
  * WaaS wallets: wallets whose key the service generates and holds (sealed at rest, bound to the wallet row),
@@ -161,9 +162,10 @@ export async function revokeWalletDelegatedAccess(deps: Pick<Deps, "db">, access
 
 /**
  * Signs a message with the wallet's key under delegated access: EIP-191 personal_sign (EVM) or ed25519
- * over the UTF-8 bytes, base58 (SOL). Refused with 422 when delegated access is not active or the
- * environment's policy does not allow it. Each signature is recorded in the audit trail (the message's
- * SHA-256, not the message) under a fresh operation id, which is returned with the signature.
+ * over the UTF-8 bytes, base58 (SOL). Refused with 422 when delegated access is not active or the bytes are a
+ * Solana transaction's message (message_is_transaction), 403 when the environment's policy does not allow
+ * it. Each signature is recorded in the audit trail (the message's SHA-256, not the message) under a fresh
+ * operation id, which is returned with the signature.
  */
 export async function signWithDelegatedAccess(
   deps: Pick<Deps, "db" | "sealer">,
@@ -180,6 +182,8 @@ export async function signWithDelegatedAccess(
     const policy = await findWaasPolicy(t, access.environmentId);
     const verdict = evaluatePolicy(policy?.rules ?? null, { chain: w.chain, method: "signMessage" });
     if (!verdict.allowed) throw policyDenied(verdict);
+    // The same rule as the threshold wallets' messages: a transaction's message is not signed as a message.
+    if (w.chain !== "EVM") refuseTransactionMessage(new TextEncoder().encode(message), "message");
     const key = openWalletKey(deps.sealer, w.privateKeySealed, keyOwner(w.id));
     let signature: string;
     try {

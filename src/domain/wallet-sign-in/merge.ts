@@ -7,6 +7,8 @@ import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
 import { markSessionsRevoked } from "../sessions/revocation.js";
 import { endUserAccess, renewSession } from "../sessions/service.js";
+import { awaitsSecondFactor, mfaRequired } from "../sessions/tokens.js";
+import { authorizeTakingOtherUsersCredential } from "../sign-in/other-user.js";
 import { rememberPendingMerge, takePendingMerge, type PendingMerge } from "../sign-in/pending-merge.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { userSnapshot } from "../users/service.js";
@@ -36,6 +38,10 @@ const noPendingMerge = () =>
  * (null: none given, and then any such field answers 422 merge_conflicts naming them), the other user is
  * soft-deleted and their sessions revoked everywhere. The pending merge is used up only by a merge that
  * happens: after a refusal the client may resolve and try again.
+ *
+ * Merging is signing in as the other user: the caller's own session must be a full one, and the other
+ * user's sign-in policy and second factor are checked again now (settings and devices may have changed
+ * since the link): `mfaToken` is an mfaToken of the other user's, spent by the merge that happens.
  */
 export async function mergePendingUser(
   deps: Deps,
@@ -43,12 +49,16 @@ export async function mergePendingUser(
   principal: EndUserPrincipal,
   resolutions: MergeResolution[] | null,
   requestId: string,
+  mfaToken: string | null = null,
 ) {
+  if (awaitsSecondFactor(principal.scope)) throw mfaRequired("pass your second factor before merging another user in");
   const pending = await takePendingMerge(deps.store, principal);
   if (!pending) throw noPendingMerge();
   let revoked: { id: string; expiresAt: Date | null }[];
   try {
-    revoked = await merge(deps, env, principal, pending, resolutions, requestId);
+    if (pending.otherUserId === principal.userId) throw noPendingMerge();
+    const spendProof = await authorizeTakingOtherUsersCredential(deps, env.environmentId, pending.otherUserId, pending.credential, mfaToken);
+    revoked = await merge(deps, env, principal, pending, resolutions, requestId, spendProof);
   } catch (err) {
     // Nothing was merged (the transaction rolled back): the session keeps its pending merge for a retry.
     if (!(err instanceof DomainError && err.code === "no_pending_merge")) await rememberPendingMerge(deps.store, principal, pending);
@@ -65,11 +75,11 @@ async function merge(
   pending: PendingMerge,
   resolutions: MergeResolution[] | null,
   requestId: string,
+  spendProof: () => Promise<void>,
 ) {
   const environmentId = env.environmentId;
   const a = principal.userId;
   const b = pending.otherUserId;
-  if (a === b) throw noPendingMerge();
   const winners = resolutions && checkResolutions(resolutions, a, b);
   return audited(deps, endUserAccess(env, a, requestId), async (t, record) => {
     // Both users locked in one order (by id): two merges of the same pair cannot deadlock.
@@ -98,6 +108,8 @@ async function merge(
     const merged = { mergedUserId: b, movedWalletIds: moved.wallets.map((w) => w.id), movedCredentialIds: moved.credentialIds };
     await record({ action: "user.updated", resourceType: "user", resourceId: a, before: userSnapshot(before), after: { ...userSnapshot(after), ...merged } });
     await record({ action: "user.deleted", resourceType: "user", resourceId: b, before: userSnapshot(other), after: { mergedInto: a } });
+    // Last, once nothing else can refuse: the other user's proof is spent by the merge that commits.
+    await spendProof();
     return sessions;
   });
 }

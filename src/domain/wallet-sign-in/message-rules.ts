@@ -13,6 +13,8 @@ export interface SignInMessage {
   issuedAt?: Date;
   expirationTime?: Date;
   notBefore?: Date;
+  /** The Resources list (EIP-4361), e.g. the account a decentralized-social sign-in names. */
+  resources?: string[];
 }
 
 /** Wallet clocks drift; a message issued this far in the future is still accepted. */

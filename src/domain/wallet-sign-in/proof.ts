@@ -1,7 +1,7 @@
 import * as projects from "../../db/repositories/projects.js";
 import { DomainError, unprocessable } from "../../errors.js";
 import type { Deps } from "../deps.js";
-import { effectiveSettings } from "../environments/settings.js";
+import { effectiveSettings, type ChainSetting } from "../environments/settings.js";
 import { originPatterns } from "../origins/service.js";
 import type { ProvenCredential } from "../sign-in/credentials.js";
 import { chainAliases, normalizeWalletAddress } from "../wallets/addresses.js";
@@ -26,6 +26,8 @@ interface ChainVerifier {
   /** The chain the wallet is stored under (ETH is the older name of EVM). */
   stored: string;
   parse(text: string): SignInMessage;
+  /** Whether the message's network is one the environment offers, when its chain setting lists them. */
+  checkNetwork?(message: SignInMessage, chains: readonly ChainSetting[]): void;
   sameAddress(messageAddress: string, canonical: string): boolean;
   verify(text: string, signature: string, canonical: string): Promise<void> | void;
 }
@@ -33,6 +35,7 @@ interface ChainVerifier {
 const EVM: ChainVerifier = {
   stored: "EVM",
   parse: parseEvmMessage,
+  checkNetwork: checkEvmChainId,
   sameAddress: (a, canonical) => a.toLowerCase() === canonical.toLowerCase(),
   verify: verifyEvmSignature,
 };
@@ -52,11 +55,13 @@ export async function proveWallet(deps: Pick<Deps, "db" | "store">, environmentI
     throw unprocessable("chain_not_supported", `wallet sign-in verifies EVM (EIP-4361) and SOL (Solana sign-in) messages, not ${input.chain}`, {
       chain: input.chain,
     });
-  await checkChainEnabled(deps, environmentId, input.chain);
+  const chains = await environmentChains(deps, environmentId);
+  checkChainEnabled(chains, input.chain);
   const address = normalizeWalletAddress(verifier.stored, input.publicWalletAddress);
   const message = verifier.parse(input.messageToSign);
   if (!verifier.sameAddress(message.address, address))
     throw unprocessable("address_mismatch", "the sign-in message names another address than publicWalletAddress");
+  verifier.checkNetwork?.(message, chains);
   checkMessageRules(message, await originPatterns(deps, environmentId));
   await verifier.verify(input.messageToSign, input.signedMessage, address);
   if (!(await takeNonce(deps.store, environmentId, message.nonce)))
@@ -71,13 +76,32 @@ export async function proveWallet(deps: Pick<Deps, "db" | "store">, environmentI
   };
 }
 
-/** When the environment lists its chains, the wallet's chain must be on among them. */
-async function checkChainEnabled(deps: Pick<Deps, "db">, environmentId: string, chain: string): Promise<void> {
+async function environmentChains(deps: Pick<Deps, "db">, environmentId: string): Promise<ChainSetting[]> {
   const env = await projects.findEnvironmentRecord(deps.db, environmentId);
   if (!env) throw new DomainError("not_found", "not_found", "environment not found");
-  const chains = effectiveSettings(env.settings).chains;
+  return effectiveSettings(env.settings).chains;
+}
+
+/** When the environment lists its chains, the wallet's chain must be on among them. */
+function checkChainEnabled(chains: readonly ChainSetting[], chain: string): void {
   if (chains.length === 0) return;
   const names = new Set(chainAliases(chain));
   if (!chains.some((c) => c.enabled && names.has(c.name.toUpperCase())))
     throw unprocessable("chain_disabled", `${chain} wallets are not enabled in this environment`, { chain });
+}
+
+/**
+ * When the environment's EVM chain setting lists networks, the message's Chain ID must be an enabled one:
+ * a signature made for a network the app does not offer (another app's, a test network) does not sign in
+ * here. No networks listed: any Chain ID, as before networks were configured.
+ */
+function checkEvmChainId(message: SignInMessage, chains: readonly ChainSetting[]): void {
+  const evm = new Set(chainAliases("EVM"));
+  const listed = chains.filter((c) => c.enabled && evm.has(c.name.toUpperCase())).flatMap((c) => c.networks ?? []);
+  if (listed.length === 0) return;
+  const chainId = message.chainId ?? "";
+  if (!listed.some((n) => n.enabled && String(n.networkId) === chainId))
+    throw unprocessable("chain_id_not_allowed", `the sign-in message's Chain ID ${chainId.slice(0, 20)} is not a network this environment offers`, {
+      chainId,
+    });
 }

@@ -7,8 +7,9 @@ import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
 import { endUserAccess, renewSession, type ClientMeta } from "../sessions/service.js";
 import { linkCredential, signInWith, type SignInResult } from "../sign-in/pipeline.js";
+import { awaitsSecondFactor, mfaRequired } from "../sessions/tokens.js";
+import { authorizeTakingOtherUsersCredential } from "../sign-in/other-user.js";
 import { rememberPendingMerge } from "../sign-in/pending-merge.js";
-import { checkSignInPolicy } from "../sign-in/policy.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { proveWallet, type WalletProofInput } from "./proof.js";
 import { chainAliases } from "../wallets/addresses.js";
@@ -31,15 +32,27 @@ export async function linkWallet(deps: Deps, env: PublicEnvironment, principal: 
  * would be locked out of an account nobody can reach): the proof is then remembered for the session as a
  * pending merge, so that the client can merge the two users instead (mergeUsers). A wallet nobody holds
  * is simply linked; one the caller already holds changes nothing.
+ *
+ * Taking another user's wallet is signing in as them with it: the caller's session must be a full one, the
+ * other user's sign-in policy decides, and when their sign-in owes a second factor `mfaToken` must be an
+ * mfaToken of theirs (403 other_user_second_factor_required), spent by the transfer that happens.
  */
-export async function transferWallet(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, input: WalletProofInput, meta: ClientMeta) {
+export async function transferWallet(
+  deps: Deps,
+  env: PublicEnvironment,
+  principal: EndUserPrincipal,
+  input: WalletProofInput,
+  meta: ClientMeta,
+  mfaToken: string | null = null,
+) {
+  if (awaitsSecondFactor(principal.scope)) throw mfaRequired("pass your second factor before taking a wallet");
   const credential = await proveWallet(deps, env.environmentId, input);
   if (credential.kind !== "wallet") throw new Error("a wallet proof proved something else");
   const environmentId = env.environmentId;
   const owner = await signInRepo.findWalletOwner(deps.db, environmentId, chainAliases(credential.chain), credential.address);
   if (!owner) return linkCredential(deps, env, principal, credential, meta);
   if (owner.userId !== principal.userId) {
-    await checkSignInPolicy(deps.db, environmentId, credential, { newUser: false });
+    const spendProof = await authorizeTakingOtherUsersCredential(deps, environmentId, owner.userId, credential, mfaToken);
     await audited(deps, endUserAccess(env, principal.userId, meta.requestId), async (t, record) => {
       // Both users locked in one order (by id), so a transfer the other way cannot deadlock with this one.
       for (const id of [principal.userId, owner.userId].sort())
@@ -61,6 +74,8 @@ export async function transferWallet(deps: Deps, env: PublicEnvironment, princip
       const resource = { resourceType: "wallet", resourceId: wallet.walletId };
       await record({ action: "wallet.unlinked", ...resource, before: { userId: owner.userId, ...what, transferredTo: principal.userId } });
       await record({ action: "wallet.linked", ...resource, after: { userId: principal.userId, ...what, transferredFrom: owner.userId } });
+      // Last, once nothing else can refuse: the other user's proof is spent by the transfer that commits.
+      await spendProof();
     }).catch(async (err) => {
       // The proof is good: remember it, so that the client can merge the two users next (mergeUsers).
       if (err instanceof DomainError && err.code === "last_credential_of_other_user")

@@ -1,54 +1,36 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58, base64 } from "@scure/base";
 import { badRequest, unprocessable } from "../../errors.js";
+import { messageDate, parseMessageLayout } from "./message-layout.js";
 import type { SignInMessage } from "./message-rules.js";
 
 /**
- * The Solana sign-in message (Sign In With Solana), the text the wallet signs: the EIP-4361 layout with
- * "Solana account" in its first line and a base58 address.
- *
- *   example.com wants you to sign in with your Solana account:
- *   <base58 address>
- *
- *   <optional statement>
- *
- *   URI: https://example.com
- *   Version: 1
- *   Chain ID: mainnet
- *   Nonce: <nonce>
- *   Issued At: 2026-01-01T00:00:00.000Z
+ * The Solana sign-in message (Sign In With Solana, CAIP-122), the text the wallet signs, read in its fixed
+ * layout (message-layout.ts): "<domain> wants you to sign in with your Solana account:", the base58
+ * address, an optional one-line statement, then the fields in their order. Every field is optional in the
+ * standard; Sigil needs the Nonce it issued. A "Nonce:" or "URI:" written in the statement is statement
+ * text, never the field.
  */
-const HEADER =
-  /^(?:(?<scheme>[a-zA-Z][a-zA-Z0-9+\-.]*):\/\/)?(?<domain>[^\s/]+) wants you to sign in with your Solana account:\n(?<address>[1-9A-HJ-NP-Za-km-z]{32,44})(?:\n|$)/;
-const FIELD = /^(URI|Version|Chain ID|Nonce|Issued At|Expiration Time|Not Before|Request ID): (.+)$/;
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-
-const date = (v: string | undefined) => (v === undefined ? undefined : RFC3339.test(v) ? new Date(v) : new Date(Number.NaN));
+const ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+const WHAT = "a Solana sign-in message";
 
 export function parseSolanaMessage(text: string): SignInMessage {
-  const head = HEADER.exec(text);
-  const fields = new Map<string, string>();
-  for (const line of text.split("\n")) {
-    const f = FIELD.exec(line);
-    // The first occurrence counts: a statement cannot smuggle a second Nonce past the parser.
-    if (f && !fields.has(f[1])) fields.set(f[1], f[2]);
-  }
-  const nonce = fields.get("Nonce");
-  if (!head?.groups || !nonce)
-    throw badRequest(
-      "invalid_message",
-      "messageToSign must be a Solana sign-in message: '<domain> wants you to sign in with your Solana account:', the address, and a Nonce",
-    );
+  const m = parseMessageLayout(text, "Solana", WHAT);
+  const invalid = (why: string) => badRequest("invalid_message", `messageToSign must be ${WHAT}: ${why}`);
+  if (!ADDRESS.test(m.address)) throw invalid("the second line must be a base58 address");
+  const { Nonce: nonce, Version: version } = m.fields;
+  if (!nonce) throw invalid("it must carry the Nonce issued by getNonce");
+  if (version !== undefined && version !== "1") throw invalid("its Version must be 1");
   return {
-    domain: head.groups.domain,
-    scheme: head.groups.scheme,
-    address: head.groups.address,
-    uri: fields.get("URI"),
-    chainId: fields.get("Chain ID"),
+    domain: m.domain,
+    scheme: m.scheme,
+    address: m.address,
+    uri: m.fields.URI,
+    chainId: m.fields["Chain ID"],
     nonce,
-    issuedAt: date(fields.get("Issued At")),
-    expirationTime: date(fields.get("Expiration Time")),
-    notBefore: date(fields.get("Not Before")),
+    issuedAt: messageDate(m.fields["Issued At"]),
+    expirationTime: messageDate(m.fields["Expiration Time"]),
+    notBefore: messageDate(m.fields["Not Before"]),
   };
 }
 

@@ -36,8 +36,12 @@ const base58check = createBase58check(sha256);
 
 const HEX_0X = /^0x[0-9a-fA-F]+$/;
 
-/** EIP-55: all-lower or all-upper hex carries no checksum; mixed case must be the exact checksum. */
-function evm(address: string): string | null {
+/**
+ * EIP-55: all-lower or all-upper hex carries no checksum; mixed case must be the exact checksum. The one EVM
+ * address check of every path (wallets, WaaS policy rules, what a threshold wallet signs): it answers the
+ * checksummed form, which is what viem's serializers accept.
+ */
+export function canonicalEvmAddress(address: string): string | null {
   if (!HEX_0X.test(address)) return null;
   const hex = address.slice(2);
   const carriesChecksum = hex !== hex.toLowerCase() && hex !== hex.toUpperCase();
@@ -172,8 +176,8 @@ function spark(address: string): string | null {
 }
 
 const NORMALIZERS: Record<Chain, Normalizer> = {
-  ETH: evm,
-  EVM: evm,
+  ETH: canonicalEvmAddress,
+  EVM: canonicalEvmAddress,
   FLOW: flow,
   SOL: solana,
   ECLIPSE: solana,

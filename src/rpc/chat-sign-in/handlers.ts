@@ -18,19 +18,22 @@ function widgetFields(u: ChatUser | undefined): WidgetFields {
   return fields;
 }
 
-const inputOf = (r: ChatAuthResult | undefined): ChatAuthInput => ({ state: r?.state || undefined, chatAuthToken: r?.chatAuthToken || undefined });
+const inputOf = (r: ChatAuthResult | undefined): ChatAuthInput => ({
+  state: r?.state || undefined,
+  code: r?.code || undefined,
+  chatAuthToken: r?.chatAuthToken || undefined,
+});
 
 export function registerChatSignIn(router: ConnectRouter, deps: Deps): void {
   router.service(SdkChatSignInService, {
     async getChatAuth(req, ctx) {
-      const { html, headers } = await openChatAuth(deps, publicEnvironmentOf(ctx), req.state);
+      const { html, headers } = await openChatAuth(deps, publicEnvironmentOf(ctx), { state: req.state, redirectUrl: req.redirectUrl || undefined });
       // The REST gateway passes these on with the page (src/gateway/index.ts FORWARDED_RESPONSE_HEADERS).
       for (const [name, value] of Object.entries(headers)) ctx.responseHeader.set(name, value);
       return { page: { contentType: "text/html; charset=utf-8", data: new TextEncoder().encode(html) } };
     },
     async postChatAuth(req, ctx) {
-      await completeChatAuth(deps, publicEnvironmentOf(ctx), req.state, widgetFields(req.chatUser));
-      return {};
+      return completeChatAuth(deps, publicEnvironmentOf(ctx), req.state, widgetFields(req.chatUser));
     },
     async chatCheckAuth(req, ctx) {
       await checkChatAuth(deps, publicEnvironmentOf(ctx), req.result?.state ?? "");

@@ -91,7 +91,7 @@ export function registerSdkEmbeddedWallets(router: ConnectRouter, deps: Deps): v
       return { secret: await walletPasscode(deps, callerOf(ctx)) };
     },
     async getEmbeddedWalletBackups(_req, ctx) {
-      return { secret: await walletBackup(deps, callerOf(ctx)) };
+      return { secret: await walletBackup(deps, callerOf(ctx), ctx.requestHeader.get(MFA_TOKEN_HEADER)) };
     },
     async updateEmbeddedWalletRecoveryEmail(req, ctx) {
       await updateRecoveryEmail(deps, callerOf(ctx), signedRequestOf(req.turnkeySignedRequest));

@@ -1,10 +1,10 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { toJson } from "@bufbuild/protobuf";
 import { EnvironmentsService } from "../../gen/sigil/environments/v0/environments_service_pb.js";
-import { GeneralSettingsSchema, SdkSettingsSchema, SecuritySettingsSchema } from "../../gen/sigil/environments/v0/environments_pb.js";
+import { ChainNetworkSchema, GeneralSettingsSchema, SdkSettingsSchema, SecuritySettingsSchema } from "../../gen/sigil/environments/v0/environments_pb.js";
 import type { Deps } from "../../domain/deps.js";
 import * as environments from "../../domain/environments/service.js";
-import type { SettingsDocument } from "../../domain/environments/settings.js";
+import type { ChainNetworkSetting, SettingsDocument } from "../../domain/environments/settings.js";
 import { ts } from "../mappers.js";
 import { pageOf } from "../paging.js";
 import { toEnvironment, toEnvironmentSettings } from "./mappers.js";
@@ -34,7 +34,12 @@ export function registerEnvironments(router: ConnectRouter, deps: Deps) {
       if (req.security) update.security = asJson(toJson(SecuritySettingsSchema, req.security, { alwaysEmitImplicit: true }));
       if (req.sdk) update.sdk = asJson(toJson(SdkSettingsSchema, req.sdk, { alwaysEmitImplicit: true }));
       // Repeated fields cannot say "absent": an empty chains list leaves the stored one.
-      if (req.chains.length > 0) update.chains = req.chains.map((c) => ({ name: c.name, enabled: c.enabled }));
+      if (req.chains.length > 0)
+        update.chains = req.chains.map((c) => ({
+          name: c.name,
+          enabled: c.enabled,
+          ...(c.networks.length ? { networks: c.networks.map((n) => toJson(ChainNetworkSchema, n, { alwaysEmitImplicit: true }) as unknown as ChainNetworkSetting) } : {}),
+        }));
       if (req.design) update.design = asJson(req.design);
       if (req.privacy) update.privacy = asJson(req.privacy);
       const environment = await environments.updateEnvironmentSettings(deps, access, update);

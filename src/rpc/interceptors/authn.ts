@@ -7,6 +7,7 @@ import type { Deps } from "../../domain/deps.js";
 import { principalKey } from "../context.js";
 import { authModeOf, methodRules } from "../method-options.js";
 import { tenantPlanOf } from "../tenant-rules.js";
+import { validateStringField, validationError } from "../validation.js";
 import { authenticateEndUser } from "../../domain/sessions/service.js";
 import { awaitsSecondFactor, mfaRequired } from "../../domain/sessions/tokens.js";
 
@@ -25,6 +26,10 @@ export function authnInterceptor(deps: Pick<Deps, "db" | "store" | "sessionVerif
       const plan = tenantPlanOf(req.method);
       if (plan.scope !== "public" || req.stream) throw new Error(`${req.method.name}: end-user methods are unary and name a public environment`);
       const environmentId = String((req.message as unknown as Record<string, unknown>)[plan.field.localName] ?? "");
+      // The session is verified with this environment's keys, so the id is checked before anything reads
+      // them: a malformed one is the 400 the validation interceptor would give, never a lookup.
+      const violations = validateStringField(plan.field, environmentId);
+      if (violations.length) throw validationError(violations);
       const endUser = await authenticateEndUser(deps, environmentId, req.header.get("authorization"));
       if (awaitsSecondFactor(endUser.scope) && !methodRules(req.method).mfaPendingAllowed)
         throw mfaRequired("this session must pass its second factor first (the MFA operations)");

@@ -10,7 +10,8 @@ import { validationInterceptor } from "./validation.js";
 /**
  * The chain every call runs through, RPC and REST alike, outermost first: request id and log line, error
  * mapping, authentication and permission, rate limit, input validation, then the tenant the RPC declares
- * (after validation, so a malformed id is a 400 rather than a lookup).
+ * (after validation, so a malformed id is a 400 rather than a lookup). The one field authentication reads
+ * (an end user's environment) it validates itself first, by the same rules.
  */
 export function createInterceptors(deps: Deps): Interceptor[] {
   return [

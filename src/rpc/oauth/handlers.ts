@@ -1,12 +1,12 @@
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { badRequest } from "../../errors.js";
 import type { Deps } from "../../domain/deps.js";
-import { beginAuthorization, resumeAuthorization, startOauthAuthorization } from "../../domain/oauth/authorize.js";
+import { beginAuthorization, resumeAuthorization, startOauthAuthorization, type OauthStarter } from "../../domain/oauth/authorize.js";
 import { finishAuthorization } from "../../domain/oauth/callback.js";
 import { renderRedirectPage } from "../../domain/oauth/page.js";
-import { linkOauthAccount, oauthResult, ownOauthAccessToken, signInWithOauth } from "../../domain/oauth/sign-in.js";
+import { linkOauthAccount, oauthResult, ownOauthAccessToken, signInWithOauth, type OauthCodeInput } from "../../domain/oauth/sign-in.js";
 import type { PublicEnvironment } from "../../domain/tenancy/access.js";
-import { OauthService } from "../../gen/sigil/oauth/v0/oauth_service_pb.js";
+import { OauthService, type OauthCodeProof } from "../../gen/sigil/oauth/v0/oauth_service_pb.js";
 import { clientMetaOf, endUserOf } from "../context.js";
 import { toSignIn } from "../sessions/mappers.js";
 import { publicEnvironmentOf } from "../tenant-context.js";
@@ -19,17 +19,32 @@ function page(ctx: HandlerContext, message: string, location: string | null) {
   return { page: { contentType: "text/html; charset=utf-8", data: new TextEncoder().encode(html) } };
 }
 
-/** The authorization URL for a state initAuth started, or of a new authorization. */
-function loginUrl(deps: Deps, env: PublicEnvironment, req: { providerType: string; state: string; redirectUrl: string }) {
-  if (req.state) return resumeAuthorization(deps, env, req.providerType, req.state);
-  return beginAuthorization(deps, env, { providerType: req.providerType, redirectUri: req.redirectUrl || undefined }).then((a) => a.authorizationUrl);
+/**
+ * The authorization URL for a state initAuth started, or of a new authorization started by `startedBy`
+ * (an API call gets the flow's verifier back with the URL; a browser navigation cannot).
+ */
+async function loginUrl(deps: Deps, env: PublicEnvironment, req: { providerType: string; state: string; redirectUrl: string }, startedBy: OauthStarter) {
+  if (req.state) return { url: await resumeAuthorization(deps, env, req.providerType, req.state), codeVerifier: "" };
+  const a = await beginAuthorization(deps, env, { providerType: req.providerType, redirectUri: req.redirectUrl || undefined, startedBy });
+  return { url: a.authorizationUrl, codeVerifier: a.clientVerifier ?? "" };
 }
 
 async function callback(deps: Deps, ctx: HandlerContext, providerType: string, params: URLSearchParams) {
   const done = await finishAuthorization(deps, publicEnvironmentOf(ctx), providerType, params);
-  const message = "error" in done.result ? "Sign-in failed. You can close this window." : "Signed in. You can close this window.";
+  const message =
+    "error" in done.result
+      ? "Sign-in failed. You can close this window."
+      : done.redirectTo
+        ? "Signed in. You can close this window."
+        : "Signed in at the provider, but this sign-in named no page of the app to return to: start it again from the app.";
   return page(ctx, message, done.redirectTo);
 }
+
+const codeInput = (proof: OauthCodeProof | undefined): OauthCodeInput => ({
+  code: proof?.code ?? "",
+  state: proof?.state ?? "",
+  codeVerifier: proof?.codeVerifier || undefined,
+});
 
 export function registerOauth(router: ConnectRouter, deps: Deps) {
   router.service(OauthService, {
@@ -37,6 +52,7 @@ export function registerOauth(router: ConnectRouter, deps: Deps) {
       const { html, headers } = await startOauthAuthorization(deps, publicEnvironmentOf(ctx), {
         providerType: req.providerType,
         redirectUri: req.redirectUri || undefined,
+        state: req.state || undefined,
       });
       // The REST gateway passes these on with the page (src/gateway/index.ts FORWARDED_RESPONSE_HEADERS).
       for (const [name, value] of Object.entries(headers)) ctx.responseHeader.set(name, value);
@@ -44,14 +60,19 @@ export function registerOauth(router: ConnectRouter, deps: Deps) {
     },
     async initAuth(req, ctx) {
       const auth = req.auth!;
-      await beginAuthorization(deps, publicEnvironmentOf(ctx), { providerType: req.providerType, state: auth.state, redirectUri: auth.redirectUrl || undefined });
-      return {};
+      const started = await beginAuthorization(deps, publicEnvironmentOf(ctx), {
+        providerType: req.providerType,
+        state: auth.state,
+        redirectUri: auth.redirectUrl || undefined,
+        startedBy: "api",
+      });
+      return { codeVerifier: started.clientVerifier ?? "" };
     },
     async oauthLoginUrl(req, ctx) {
-      return { url: await loginUrl(deps, publicEnvironmentOf(ctx), req) };
+      return loginUrl(deps, publicEnvironmentOf(ctx), req, "api");
     },
     async oauthLogin(req, ctx) {
-      return page(ctx, "Continue to sign in", await loginUrl(deps, publicEnvironmentOf(ctx), req));
+      return page(ctx, "Continue to sign in", (await loginUrl(deps, publicEnvironmentOf(ctx), req, "browser")).url);
     },
     async oauthRedirectCode(req, ctx) {
       const params = new URLSearchParams();
@@ -82,16 +103,14 @@ export function registerOauth(router: ConnectRouter, deps: Deps) {
     },
     async oauthResult(req, ctx) {
       const r = await oauthResult(deps, publicEnvironmentOf(ctx), req.providerType, req.result!.state);
-      return { status: r.status, code: "code" in r ? r.code : "", error: "error" in r ? r.error : "" };
+      return { status: r.status, error: "error" in r ? r.error : "" };
     },
     async oauthSignIn(req, ctx) {
-      const proof = req.proof!;
-      const r = await signInWithOauth(deps, publicEnvironmentOf(ctx), req.providerType, { code: proof.code, state: proof.state }, clientMetaOf(ctx));
+      const r = await signInWithOauth(deps, publicEnvironmentOf(ctx), req.providerType, codeInput(req.proof), clientMetaOf(ctx));
       return { signIn: toSignIn(r.tokens, r.user, { newUser: r.newUser }) };
     },
     async oauthVerify(req, ctx) {
-      const proof = req.proof!;
-      const r = await linkOauthAccount(deps, publicEnvironmentOf(ctx), endUserOf(ctx), req.providerType, { code: proof.code, state: proof.state }, clientMetaOf(ctx));
+      const r = await linkOauthAccount(deps, publicEnvironmentOf(ctx), endUserOf(ctx), req.providerType, codeInput(req.proof), clientMetaOf(ctx));
       return { signIn: toSignIn(r.tokens, r.user) };
     },
     async getEndUserOauthAccessToken(req, ctx) {

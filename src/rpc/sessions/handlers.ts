@@ -1,6 +1,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { SdkSessionsService } from "../../gen/sigil/sessions/v0/sessions_service_pb.js";
 import type { Deps } from "../../domain/deps.js";
+import { refreshSession } from "../../domain/sessions/refresh.js";
 import * as sessions from "../../domain/sessions/service.js";
 import { endUserOf, requestIdKey } from "../context.js";
 import { publicEnvironmentOf } from "../tenant-context.js";
@@ -16,7 +17,7 @@ export function registerSessions(router: ConnectRouter, deps: Deps): void {
       return {};
     },
     async refreshAuth(_req, ctx) {
-      const { tokens, user } = await sessions.renewSession(deps, endUserOf(ctx));
+      const { tokens, user } = await refreshSession(deps, publicEnvironmentOf(ctx), endUserOf(ctx), ctx.values.get(requestIdKey));
       return { signIn: toSignIn(tokens, user) };
     },
     async revokeSession(_req, ctx) {

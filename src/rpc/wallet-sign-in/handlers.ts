@@ -7,7 +7,7 @@ import { linkWallet, signInWithWallet, transferWallet } from "../../domain/walle
 import { unlinkCredential } from "../../domain/wallet-sign-in/unlink.js";
 import type { WalletProof } from "../../gen/sigil/wallet_sign_in/v0/wallet_sign_in_service_pb.js";
 import { SdkWalletSignInService } from "../../gen/sigil/wallet_sign_in/v0/wallet_sign_in_service_pb.js";
-import { clientMetaOf, endUserOf, requestIdKey } from "../context.js";
+import { MFA_TOKEN_HEADER, clientMetaOf, endUserOf, requestIdKey } from "../context.js";
 import { toSignIn } from "../sessions/mappers.js";
 import { publicEnvironmentOf } from "../tenant-context.js";
 
@@ -49,16 +49,16 @@ export function registerWalletSignIn(router: ConnectRouter, deps: Deps): void {
       return { signIn: toSignIn(r.tokens, r.user) };
     },
     async verifyTransfer(req, ctx) {
-      const r = await transferWallet(deps, publicEnvironmentOf(ctx), endUserOf(ctx), proofOf(req.proof), clientMetaOf(ctx));
+      const r = await transferWallet(deps, publicEnvironmentOf(ctx), endUserOf(ctx), proofOf(req.proof), clientMetaOf(ctx), ctx.requestHeader.get(MFA_TOKEN_HEADER));
       return { signIn: toSignIn(r.tokens, r.user) };
     },
     async verifyMergeUsers(req, ctx) {
       const resolutions = req.mergeUserResolutions.map((r) => ({ userId: r.userId, fieldKey: r.fieldKey, type: r.type }));
-      const r = await mergePendingUser(deps, publicEnvironmentOf(ctx), endUserOf(ctx), resolutions, ctx.values.get(requestIdKey));
+      const r = await mergePendingUser(deps, publicEnvironmentOf(ctx), endUserOf(ctx), resolutions, ctx.values.get(requestIdKey), ctx.requestHeader.get(MFA_TOKEN_HEADER));
       return { signIn: toSignIn(r.tokens, r.user) };
     },
     async mergeUsers(_req, ctx) {
-      const r = await mergePendingUser(deps, publicEnvironmentOf(ctx), endUserOf(ctx), null, ctx.values.get(requestIdKey));
+      const r = await mergePendingUser(deps, publicEnvironmentOf(ctx), endUserOf(ctx), null, ctx.values.get(requestIdKey), ctx.requestHeader.get(MFA_TOKEN_HEADER));
       return { signIn: toSignIn(r.tokens, r.user) };
     },
   });

@@ -5,6 +5,7 @@ import { newEvmWallet } from "../../support/wallet-proofs.js";
 import { neutralWords } from "../../support/neutral-words.js";
 import { signInAs } from "../../support/sessions.js";
 import { clientChatUser, signWidget, widgetUser } from "../../e2e/support/chat-widget.js";
+import { APP_PAGE, withQuery } from "../../e2e/support/oauth-flow.js";
 import { socialProof, type SocialHubPeer } from "../../e2e/support/social-hub-peer.js";
 import type { CompatContext, Scenarios } from "../harness.js";
 
@@ -28,12 +29,19 @@ async function externalToken(ctx: CompatContext, sub: string): Promise<string> {
   return new SignJWT({}).setProtectedHeader({ alg: "ES256" }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject(sub).setIssuedAt().setExpirationTime("5m").sign(ctx.state.idpKey);
 }
 
-/** A state whose widget data (signed with the environment's bot token) has been posted. */
-async function completedState(ctx: CompatContext): Promise<string> {
+/** The widget page for a state, with the app's page as its redirect URL (the typed request has no place for it). */
+const openChatPage = (ctx: CompatContext, state: string) => withQuery(sdk(ctx), { redirectUrl: APP_PAGE }).getTelegramAuth({ ...env(ctx), state });
+
+/**
+ * A state whose widget data (signed with the environment's bot token) has been posted, and the one-time
+ * code the post answered for the app's page (read raw: the typed answer is void).
+ */
+async function completedState(ctx: CompatContext): Promise<{ state: string; code: string }> {
   const state = randomBytes(16).toString("hex");
-  await sdk(ctx).getTelegramAuth({ ...env(ctx), state });
-  await sdk(ctx).postTelegramAuth({ ...env(ctx), telegramPostRequest: { state, telegramUser: clientChatUser(signWidget(BOT_TOKEN, widgetUser())) } });
-  return state;
+  await openChatPage(ctx, state);
+  const posted = await sdk(ctx).postTelegramAuthRaw({ ...env(ctx), telegramPostRequest: { state, telegramUser: clientChatUser(signWidget(BOT_TOKEN, widgetUser())) } });
+  const { redirectUrl } = (await posted.raw.json()) as { redirectUrl: string };
+  return { state, code: new URL(redirectUrl).searchParams.get("code")! };
 }
 
 /** A new account of the loopback hub, held by a fresh custody wallet, and its signed sign-in request. */
@@ -69,16 +77,18 @@ export const externalSignInApi: Scenarios = {
   "SDKApi.externalAuthVerifyOptions": (ctx) => sdk(ctx).externalAuthVerifyOptions(env(ctx)),
   "SDKApi.getTelegramAuth": async (ctx) => {
     await ctx.rest("POST", `/environments/${ctx.tenant.environmentId}/settings/providers`, { provider: "chat", clientId: "compat_bot", clientSecret: BOT_TOKEN });
-    return sdk(ctx).getTelegramAuth({ ...env(ctx), state: randomBytes(16).toString("hex") });
+    // A deeplink URL rather than an origin: an origin would also restrict the sign-in message domains below.
+    await ctx.rest("POST", `/environments/${ctx.tenant.environmentId}/deeplinkUrls`, { url: APP_PAGE });
+    return openChatPage(ctx, randomBytes(16).toString("hex"));
   },
   "SDKApi.postTelegramAuth": async (ctx) => {
-    ctx.state.chatState = await completedState(ctx);
+    ctx.state.chat = await completedState(ctx);
   },
-  "SDKApi.telegramCheckAuth": (ctx) => sdk(ctx).telegramCheckAuth({ ...env(ctx), oauthResultRequest: { state: ctx.state.chatState } }),
-  "SDKApi.telegramSignIn": (ctx) => sdk(ctx).telegramSignIn({ ...env(ctx), oauthResultRequest: { state: ctx.state.chatState } }),
+  "SDKApi.telegramCheckAuth": (ctx) => sdk(ctx).telegramCheckAuth({ ...env(ctx), oauthResultRequest: { state: ctx.state.chat.state } }),
+  "SDKApi.telegramSignIn": (ctx) => sdk(ctx).telegramSignIn({ ...env(ctx), oauthResultRequest: ctx.state.chat }),
   "SDKApi.telegramVerify": async (ctx) => {
     const user = await signInAs(ctx.app, ctx.tenant.environmentId);
-    return sdk(ctx, user.jwt).telegramVerify({ ...env(ctx), oauthResultRequest: { state: await completedState(ctx) } });
+    return sdk(ctx, user.jwt).telegramVerify({ ...env(ctx), oauthResultRequest: await completedState(ctx) });
   },
   "SDKApi.telegramAuthOptions": (ctx) => sdk(ctx).telegramAuthOptions(env(ctx)),
   "SDKApi.telegramCheckAuthOptions": (ctx) => sdk(ctx).telegramCheckAuthOptions(env(ctx)),

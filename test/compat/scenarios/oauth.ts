@@ -1,7 +1,8 @@
+import { randomBytes } from "node:crypto";
 import { SDKApi } from "@dynamic-labs/sdk-api";
 import { Browser } from "../../e2e/support/browser.js";
 import { approveAtProvider } from "../../e2e/support/browser.js";
-import { kind } from "../../e2e/support/oauth-flow.js";
+import { browseToApp, kind, startLogin, withQuery } from "../../e2e/support/oauth-flow.js";
 import { startOAuth2Peer, type OAuth2Peer } from "../../e2e/support/oauth2-peer.js";
 import { startOidcPeer, type OidcPeer } from "../../e2e/support/oidc-peer.js";
 import { neutralWords } from "../../support/neutral-words.js";
@@ -11,7 +12,11 @@ import type { CompatContext, Scenarios } from "../harness.js";
  * SDKApi, OAuth 2 / OpenID Connect sign-in (run in this order) against real providers on loopback: an
  * OpenID Provider (oidc-provider) as the environment's oidc and partner (form_post) providers, and a plain
  * OAuth 2 server as its oauth2 provider. The provider's part (login, consent) runs in the test browser.
+ * Sigil's one-time code reaches only the app's registered page (APP_PAGE), and a flow an API call started
+ * redeems it only with that call's codeVerifier (read from the raw answers).
  */
+const APP_ORIGIN = "https://app.compat.example";
+const APP_PAGE = `${APP_ORIGIN}/done`;
 interface OauthState {
   idp: OidcPeer;
   partnerIdp: OidcPeer;
@@ -25,20 +30,28 @@ const sdk = (ctx: CompatContext, jwt?: string) => (jwt ? ctx.api(SDKApi, jwt) : 
 const env = (ctx: CompatContext) => ctx.tenant.environmentId;
 const s = (ctx: CompatContext) => ctx.state as unknown as OauthState;
 
-/** A new authorization up to the provider's redirect to the callback (not opened): its URL and state. */
+/** The provider link of the authorize page (a browser start without a redirect target). */
+async function authorizeLink(ctx: CompatContext, providerType: string) {
+  const html = await sdk(ctx).oauthAuthorizeHtml({ environmentId: env(ctx), providerType: kind(providerType) });
+  return /href="([^"]+)"/.exec(html)![1]!.replace(/&amp;/g, "&");
+}
+
+/**
+ * A browser-started authorization (no redirect target: the callback answers its own page) up to the
+ * provider's redirect to the callback (not opened): its URL and state.
+ */
 async function toCallback(ctx: CompatContext, providerType: string) {
-  const { url } = await sdk(ctx).oauthLoginUrl({ environmentId: env(ctx), providerType: kind(providerType) });
+  const url = await authorizeLink(ctx, providerType);
   const browser = new Browser(s(ctx).hosts);
   const page = await approveAtProvider(browser, url, `compat-${Date.now()}`, s(ctx).publicHost);
   return { browser, page, state: new URL(url).searchParams.get("state")! };
 }
 
-/** A finished authorization: Sigil's one-time code and its state. */
+/** A finished authorization an app started: Sigil's one-time code from its page, the state, the verifier. */
 async function provenCode(ctx: CompatContext, providerType = "oidc") {
-  const { browser, page, state } = await toCallback(ctx, providerType);
-  await browser.open(page.url);
-  const { code } = await sdk(ctx).oauthResult({ environmentId: env(ctx), providerType: kind(providerType), oauthResultRequest: { state } });
-  return { code: code!, state };
+  const start = await startLogin(sdk(ctx), { environmentId: env(ctx), providerType, redirectUrl: APP_PAGE });
+  const { appUrl } = await browseToApp(start.url, { login: `compat-${Date.now()}`, publicHost: s(ctx).publicHost, appHost: s(ctx).hosts[s(ctx).publicHost]!, appOrigin: APP_ORIGIN });
+  return { code: appUrl!.searchParams.get("code")!, state: start.state, codeVerifier: start.codeVerifier };
 }
 
 const preflight = (op: keyof SDKApi, extra: Record<string, string> = {}) => (ctx: CompatContext) =>
@@ -69,14 +82,15 @@ export const oauthApi: Scenarios = {
       tokenUrl: `${plain.url}/token`,
       userinfoUrl: `${plain.url}/user`,
     });
-    await rest("POST", `/environments/${env(ctx)}/origins`, { origin: "https://app.compat.example" });
+    await rest("POST", `/environments/${env(ctx)}/origins`, { origin: APP_ORIGIN });
     return sdk(ctx).initAuth({
       environmentId: env(ctx),
       providerType: kind("oidc"),
-      oauthInitAuthRequest: { state: `compat-init-${Date.now()}-0123456789`, redirectUrl: "https://app.compat.example/done" },
+      oauthInitAuthRequest: { state: randomBytes(16).toString("base64url"), redirectUrl: APP_PAGE },
     });
   },
-  "SDKApi.oauthLoginUrl": (ctx) => sdk(ctx).oauthLoginUrl({ environmentId: env(ctx), providerType: kind("oidc") }),
+  // The app's redirect URL rides in the query (the typed request has no place for it).
+  "SDKApi.oauthLoginUrl": (ctx) => withQuery(sdk(ctx), { redirectUrl: APP_PAGE }).oauthLoginUrl({ environmentId: env(ctx), providerType: kind("oidc") }),
   // Followed by the client's fetch: Sigil's 303, then the plain provider's consent page.
   "SDKApi.oauthLogin": (ctx) => sdk(ctx).oauthLogin({ environmentId: env(ctx), providerType: kind("oauth2") }),
   "SDKApi.oauthRedirectCode": async (ctx) => {
@@ -87,7 +101,7 @@ export const oauthApi: Scenarios = {
   "SDKApi.oauthRedirectApple": async (ctx) => {
     // The partner provider answers by form_post: the browser stops at its auto-submitting form, whose
     // fields the client posts to the callback.
-    const { url } = await sdk(ctx).oauthLoginUrl({ environmentId: env(ctx), providerType: kind("partner") });
+    const url = await authorizeLink(ctx, "partner");
     const browser = new Browser({});
     const form = await approveAtProvider(browser, url, `compat-partner-${Date.now()}`, s(ctx).publicHost);
     const body = form.body;
@@ -100,14 +114,12 @@ export const oauthApi: Scenarios = {
     return sdk(ctx).oauthResult({ environmentId: env(ctx), providerType: kind("oidc"), oauthResultRequest: { state } });
   },
   "SDKApi.oauthSignIn": async (ctx) => {
-    const { code, state } = await provenCode(ctx, "oauth2");
-    const r = await sdk(ctx).oauthSignIn({ environmentId: env(ctx), providerType: kind("oauth2"), oauthRequest: { code, state } });
+    const r = await sdk(ctx).oauthSignIn({ environmentId: env(ctx), providerType: kind("oauth2"), oauthRequest: await provenCode(ctx, "oauth2") });
     s(ctx).jwt = r.jwt!;
     return r;
   },
   "SDKApi.oauthVerify": async (ctx) => {
-    const { code, state } = await provenCode(ctx, "oidc");
-    return sdk(ctx, s(ctx).jwt).oauthVerify({ environmentId: env(ctx), providerType: kind("oidc"), oauthRequest: { code, state } });
+    return sdk(ctx, s(ctx).jwt).oauthVerify({ environmentId: env(ctx), providerType: kind("oidc"), oauthRequest: await provenCode(ctx, "oidc") });
   },
   "SDKApi.getEndUserOauthAccessToken": async (ctx) => {
     const user = await sdk(ctx, s(ctx).jwt).getAuthenticatedUser({ environmentId: env(ctx) });

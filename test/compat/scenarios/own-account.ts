@@ -14,7 +14,7 @@ export const ownAccountApi: Scenarios = {
   "SDKApi.updateSelf": ({ api, tenant, state }) =>
     api(SDKApi, state.me.jwt).updateSelf({ environmentId: tenant.environmentId, userFields: { firstName: "Ada", username: "ada-compat" } }),
   "SDKApi.getUserFieldsCheck": ({ api, tenant, state }) =>
-    api(SDKApi, state.me.jwt).getUserFieldsCheck({ environmentId: tenant.environmentId, filter: { field: UserFieldsCheckEnum.Email, value: "someone-else@example.com" } }),
+    api(SDKApi, state.me.jwt).getUserFieldsCheck({ environmentId: tenant.environmentId, filter: { field: UserFieldsCheckEnum.Email, value: state.me.email } }),
   "SDKApi.selectUserWallet": async ({ api, rest, tenant, state }) => {
     const wallet = await rest("POST", `/environments/${tenant.environmentId}/users/${state.me.userId}/wallets`, {
       publicWalletAddress: "0x52908400098527886E0F7030069857D2E4169EE7", chain: "EVM", walletName: "metamask", walletProvider: "browserExtension",

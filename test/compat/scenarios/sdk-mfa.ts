@@ -7,8 +7,8 @@ import { lastMailedCode } from "./dev-messages.js";
 
 /**
  * SDKApi, the end user's second factors (run in this order): the environment offers MFA (not required), a
- * user enrols a TOTP device, passes it, reads and renews recovery codes, passes with one, passes an e-mail
- * code (read from the dev mailbox of test/compat/sdk-mfa.test.ts's data directory), then manages devices.
+ * user enrols a TOTP device, passes it, reads and renews recovery codes, passes with one, links a second
+ * address and passes an e-mail code sent to it (never the address the session signed in with; read from the dev mailbox of test/compat/sdk-mfa.test.ts's data directory), then manages devices.
  */
 export const sdkMfaApi: Scenarios = {
   "SDKApi.getUserMfaMethods": async ({ api, rest, app, tenant, state }) => {
@@ -43,8 +43,16 @@ export const sdkMfaApi: Scenarios = {
   "SDKApi.authMfaRecovery": ({ api, tenant, state }) =>
     api(SDKApi, state.jwt).authMfaRecovery({ environmentId: tenant.environmentId, mFAAuthRecoveryDevicePostRequest: { code: state.recoveryCodes[0] } }),
   "SDKApi.authenticateMfaEmail": async ({ api, app, tenant, state }) => {
-    const { verificationUUID } = await api(SDKApi).createEmailVerification({ environmentId: tenant.environmentId, emailVerificationCreateRequest: { email: state.email } });
-    const verificationToken = await lastMailedCode(app.config.dataDir, state.email);
+    // The address that signed the session in is not a second factor of it: the code goes to a second one.
+    const second = `compat-mfa-second-${randomUUID()}@example.com`;
+    const link = await api(SDKApi).createEmailVerification({ environmentId: tenant.environmentId, emailVerificationCreateRequest: { email: second } });
+    const linked = await api(SDKApi, state.jwt).verifyEmailVerification({
+      environmentId: tenant.environmentId,
+      emailVerificationVerifyRequest: { verificationUUID: link.verificationUUID, verificationToken: await lastMailedCode(app.config.dataDir, second) },
+    });
+    state.jwt = linked.jwt;
+    const { verificationUUID } = await api(SDKApi).createEmailVerification({ environmentId: tenant.environmentId, emailVerificationCreateRequest: { email: second } });
+    const verificationToken = await lastMailedCode(app.config.dataDir, second);
     return api(SDKApi, state.jwt).authenticateMfaEmail({ environmentId: tenant.environmentId, emailVerificationMfaRequest: { verificationUUID, verificationToken } });
   },
   "SDKApi.updateUserMfaDevice": async ({ api, tenant, state }) => {

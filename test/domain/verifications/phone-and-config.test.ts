@@ -29,8 +29,16 @@ describe("normalisePhone", () => {
 describe("verification settings", () => {
   const base = { SIGIL_DATA_DIR: "/tmp/sigil-config-test", SIGIL_SEALING_KEYS: `k:${Buffer.alloc(32).toString("base64")}` };
 
-  it("defaults to the dev mailbox and outbox and 3 codes per minute", () => {
-    expect(loadConfig(base).verifications).toEqual({ smtpUrl: undefined, mailFrom: "Sigil <no-reply@localhost>", smsApiUrl: undefined, sendsPerIdentifierPerMinute: 3 });
+  const budgets = { failuresPerIdentifierPerDay: 20, smsPerEnvironmentPerHour: 100, smsPerEnvironmentPerDay: 1000 };
+
+  it("defaults to the dev mailbox and outbox, 3 codes per minute, 20 wrong codes a day, 100 SMS an hour and 1000 a day", () => {
+    expect(loadConfig(base).verifications).toEqual({ smtpUrl: undefined, mailFrom: "Sigil <no-reply@localhost>", smsApiUrl: undefined, sendsPerIdentifierPerMinute: 3, ...budgets });
+  });
+
+  it("reads the code budgets: SIGIL_CODE_FAILURES_PER_IDENTIFIER_PER_DAY, SIGIL_SMS_PER_ENVIRONMENT_PER_HOUR / _PER_DAY (0 = unbounded)", () => {
+    const v = loadConfig({ ...base, SIGIL_CODE_FAILURES_PER_IDENTIFIER_PER_DAY: "0", SIGIL_SMS_PER_ENVIRONMENT_PER_HOUR: "7", SIGIL_SMS_PER_ENVIRONMENT_PER_DAY: "70" }).verifications;
+    expect(v).toMatchObject({ failuresPerIdentifierPerDay: 0, smsPerEnvironmentPerHour: 7, smsPerEnvironmentPerDay: 70 });
+    expect(() => loadConfig({ ...base, SIGIL_SMS_PER_ENVIRONMENT_PER_HOUR: "lots" })).toThrow(/SIGIL_SMS_PER_ENVIRONMENT_PER_HOUR/);
   });
 
   it("reads SIGIL_SMTP_URL, SIGIL_MAIL_FROM, SIGIL_SMS_API_URL and SIGIL_CODE_SENDS_PER_MINUTE", () => {
@@ -41,7 +49,7 @@ describe("verification settings", () => {
       SIGIL_SMS_API_URL: "https://sms.example/2010-04-01/",
       SIGIL_CODE_SENDS_PER_MINUTE: "5",
     }).verifications;
-    expect(v).toEqual({ smtpUrl: "smtp://user:pass@mail.example:587", mailFrom: "Acme <no-reply@acme.example>", smsApiUrl: "https://sms.example/2010-04-01", sendsPerIdentifierPerMinute: 5 });
+    expect(v).toEqual({ smtpUrl: "smtp://user:pass@mail.example:587", mailFrom: "Acme <no-reply@acme.example>", smsApiUrl: "https://sms.example/2010-04-01", sendsPerIdentifierPerMinute: 5, ...budgets });
   });
 
   it("refuses URLs of the wrong kind", () => {

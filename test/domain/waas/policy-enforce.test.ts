@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { endUserAccess } from "../../../src/domain/sessions/service.js";
 import type { BootstrapResult } from "../../../src/domain/tenancy/bootstrap.js";
-import { addRules, type PolicyRuleInput } from "../../../src/domain/waas/policy.js";
+import { addRules, evaluatePolicy, validateRules, type PolicyRuleInput, type SigningRequest } from "../../../src/domain/waas/policy.js";
 import { enforceSigningPolicy, prepareSignature } from "../../../src/domain/waas/sign-request.js";
 import { DomainError } from "../../../src/errors.js";
 import { startTestApp, type TestApp } from "../../support/app.js";
@@ -98,5 +98,42 @@ describe("enforceSigningPolicy", () => {
   it("every request of a batch is judged: one refused refuses the whole", async () => {
     const t = await environmentWith([rule({ name: "no-beef", ruleType: "deny", addresses: [OTHER] })]);
     expect(await outcome(t.environmentId, [...evmTx(RECIPIENT, "1"), ...evmTx(OTHER, "1")])).toMatchObject({ code: "policy_denied" });
+  });
+});
+
+describe("what cannot be judged is never cleared by a condition", () => {
+  const judge = (r: PolicyRuleInput, req: SigningRequest) => evaluatePolicy(validateRules([r]), req).allowed;
+  const tx = (extra: Partial<SigningRequest>): SigningRequest => ({ chain: "EVM", method: "signTransaction", recipients: [RECIPIENT], value: "0", ...extra });
+  const listed = rule({ name: "listed", ruleType: "allow", addresses: [RECIPIENT] });
+  const capped = rule({ name: "capped", ruleType: "allow", maxPerCall: "1" });
+  const open = rule({ name: "open", ruleType: "allow" });
+
+  it("an allow rule with addresses needs every recipient listed and none unknown", () => {
+    expect(judge(listed, tx({}))).toBe(true);
+    expect(judge(listed, tx({ recipients: [RECIPIENT, OTHER] }))).toBe(false);
+    expect(judge(listed, tx({ unknownRecipients: true }))).toBe(false);
+    // A transaction that pays nobody passes the list; a message is not held to it.
+    expect(judge(listed, tx({ recipients: [] }))).toBe(true);
+    expect(judge(listed, { chain: "EVM", method: "signMessage" })).toBe(true);
+  });
+
+  it("an allow rule with maxPerCall needs a known native value within it", () => {
+    expect(judge(capped, tx({ value: "1" }))).toBe(true);
+    expect(judge(capped, tx({ value: "1.000000000000000001" }))).toBe(false);
+    expect(judge(capped, tx({ value: "0", unknownValue: true }))).toBe(false);
+  });
+
+  it("an allow rule without addresses or a limit allows what cannot be judged", () => {
+    expect(judge(open, tx({ unknownRecipients: true, unknownValue: true }))).toBe(true);
+  });
+
+  it("a deny rule with addresses or a limit refuses what cannot be judged", () => {
+    const denyListed = rule({ name: "no-beef", ruleType: "deny", addresses: [OTHER] });
+    expect(judge(denyListed, tx({}))).toBe(true);
+    expect(judge(denyListed, tx({ recipients: [RECIPIENT, OTHER] }))).toBe(false);
+    expect(judge(denyListed, tx({ unknownRecipients: true }))).toBe(false);
+    const denyAbove = rule({ name: "cap", ruleType: "deny", maxPerCall: "2" });
+    expect(judge(denyAbove, tx({ value: "2" }))).toBe(true);
+    expect(judge(denyAbove, tx({ value: "0", unknownValue: true }))).toBe(false);
   });
 });

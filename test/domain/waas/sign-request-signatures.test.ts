@@ -51,7 +51,8 @@ describe("signatures over prepared EVM requests verify with viem", () => {
   it("EIP-7702 authorizations", async () => {
     const auth = { address: "0x000000000000000000000000000000000000bEEF" as const, chainId: 1, nonce: 3 };
     const { prepared, requests } = prepareSignature("EVM", { message: "", context: { eip7702Auth: auth } });
-    expect(requests).toEqual([{ chain: "EVM", method: "signTransaction", to: auth.address, value: "0" }]);
+    // The delegate is named; what it may move later is not (no maxPerCall can clear it).
+    expect(requests).toEqual([{ chain: "EVM", method: "signTransaction", recipients: [auth.address], value: "0", unknownValue: true }]);
     const signature = await serializedSig(prepared);
     expect(await recoverAuthorizationAddress({ authorization: { address: auth.address, chainId: 1, nonce: 3 }, signature })).toBe(account.address);
   });
@@ -83,7 +84,7 @@ describe("Solana transactions", () => {
   it("signs the transaction's message bytes, reads the transfer for the policy, and the attached signature verifies", () => {
     const wire = transfer(1_500_000_000n);
     const { prepared, requests } = prepareSignature("SOL", { message: "", context: { svmTransaction: { serializedTransactions: [wire] } } });
-    expect(requests).toEqual([{ chain: "SOL", method: "signTransaction", to: recipient, value: "1.5" }]);
+    expect(requests).toEqual([{ chain: "SOL", method: "signTransaction", recipients: [recipient], value: "1.5" }]);
     const messageBytes = Uint8Array.from(getTransactionDecoder().decode(base64.decode(wire)).messageBytes);
     if (prepared.scheme !== "frost-ed25519") throw new Error("not ed25519");
     expect(prepared.message).toBe(Buffer.from(messageBytes).toString("hex"));

@@ -1,0 +1,77 @@
+import { randomUUID } from "node:crypto";
+import * as sessions from "../../db/repositories/sessions.js";
+import { findUserAggregate, type UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import { DomainError } from "../../errors.js";
+import { audited } from "../audit/audit.js";
+import type { EndUserPrincipal } from "../auth/principal.js";
+import type { Deps } from "../deps.js";
+import type { PublicEnvironment } from "../tenancy/access.js";
+import { markSessionsRevoked } from "./revocation.js";
+import { endUserAccess, sign, type SessionTokens } from "./service.js";
+import { BASE_SCOPE } from "./tokens.js";
+
+/**
+ * A token presented again after its refresh generation was spent, sooner than this after the refresh
+ * that spent it, is taken for the same client refreshing twice at once (two tabs, a retry): refused, the
+ * session kept. Later it is taken for a copy in other hands (OAuth 2.1's refresh token reuse): refused and
+ * the whole session revoked, the newest tokens included, since which side is the thief cannot be told.
+ */
+const REFRESH_REUSE_GRACE_SECONDS = 10;
+
+const invalidSession = (message: string) => new DomainError("unauthenticated", "invalid_session", message);
+
+/**
+ * Refresh: new tokens for the caller's session in a new refresh generation, a full lifetime from now but
+ * never past the session's absolute end (SIGIL_SESSION_MAX_AGE_SECONDS from its sign-in). The token it was
+ * called with is spent for refreshing (it still authenticates until its own expiry): of two refreshes with
+ * one token exactly one wins, and a spent token presented again is refused (401 refresh_token_reused).
+ */
+export async function refreshSession(
+  deps: Deps,
+  env: PublicEnvironment,
+  principal: EndUserPrincipal,
+  requestId: string,
+): Promise<{ tokens: SessionTokens; user: UserAggregateRecord }> {
+  const { environmentId, userId, sessionId } = principal;
+  const policy = await deps.sessionKeys.policy(environmentId);
+  const maxAgeSeconds = deps.config.sessionMaxAgeSeconds;
+  const next = randomUUID();
+  // One transaction: a refresh that fails after the rotation (reading the user, signing) spends nothing.
+  const renewed = await deps.db.tx(async (t) => {
+    const rotated = await sessions.rotateRefresh(t, environmentId, userId, sessionId, {
+      presented: principal.refreshId ?? null,
+      next,
+      lifetimeSeconds: policy.lifetimeSeconds,
+      maxAgeSeconds,
+    });
+    if (!rotated) return null;
+    const user = await findUserAggregate(t, environmentId, userId);
+    if (!user) throw invalidSession("the session's user no longer exists");
+    const expiresAt = Math.floor(rotated.expiresAt!.getTime() / 1000);
+    return { tokens: await sign(deps, user, { sessionId, expiresAt, scope: rotated.scope ?? BASE_SCOPE, refreshId: next }, policy.collected), user };
+  });
+  if (!renewed) throw await refusal(deps, env, principal, requestId);
+  return renewed;
+}
+
+async function refusal(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, requestId: string): Promise<DomainError> {
+  const why = await sessions.refreshRefusal(deps.db, principal.environmentId, principal.userId, principal.sessionId, deps.config.sessionMaxAgeSeconds);
+  if (why.kind === "not_live") return invalidSession("the session has been revoked or has expired");
+  if (why.kind === "too_old")
+    return new DomainError("unauthenticated", "session_expired", "the session has reached its maximum age and cannot be refreshed: sign in again");
+  if (why.secondsSinceRefresh >= REFRESH_REUSE_GRACE_SECONDS) await revokeForReuse(deps, env, principal, requestId);
+  return new DomainError(
+    "unauthenticated",
+    "refresh_token_reused",
+    "this token was already used to refresh its session: use the newest token (a token refreshes once; a reuse later than a concurrent refresh revokes the session)",
+  );
+}
+
+async function revokeForReuse(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, requestId: string): Promise<void> {
+  const revoked = await audited(deps, endUserAccess(env, principal.userId, requestId), async (t, record) => {
+    const s = await sessions.revokeUserSession(t, env.environmentId, principal.userId, principal.sessionId);
+    if (s) await record({ action: "user.session.revoked", resourceType: "session", resourceId: s.id, after: { userId: principal.userId, revokedBy: "refresh_reuse" } });
+    return s;
+  });
+  if (revoked) await markSessionsRevoked(deps.store, [revoked]);
+}

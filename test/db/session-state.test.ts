@@ -1,0 +1,103 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeDatabase, type Database } from "../../src/db/db.js";
+import * as sessions from "../../src/db/repositories/sessions.js";
+import * as spent from "../../src/db/repositories/spent-credentials.js";
+import * as users from "../../src/db/repositories/users.js";
+import { bootstrapTenant, type BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
+import { spendOnce } from "../../src/domain/spent-credentials/service.js";
+import { migratedDatabase } from "../support/app.js";
+
+// What Postgres keeps so that a store that forgets reopens no door: sessions' liveness and refresh
+// generations, and spent single-use credentials; each only within its environment.
+let db: Database;
+let a: BootstrapResult;
+let b: BootstrapResult;
+
+beforeAll(async () => {
+  db = await migratedDatabase();
+  a = await bootstrapTenant(db);
+  b = await bootstrapTenant(db);
+});
+afterAll(() => closeDatabase(db));
+
+const inAnHour = () => new Date(Date.now() + 3_600_000);
+
+async function newSession(environmentId: string) {
+  const u = await users.insertUser(db, environmentId, { email: `state-${randomUUID()}@example.com` });
+  const s = { id: randomUUID(), userId: u.id, refreshId: randomUUID() };
+  await sessions.insertSession(db, environmentId, { ...s, ipAddress: null, userAgent: null, expiresAt: inAnHour(), scope: "user:basic" });
+  return s;
+}
+
+describe("spent credentials", () => {
+  it("spend once per environment and kind; of concurrent spends exactly one wins", async () => {
+    const digest = randomUUID();
+    expect(await spent.spendCredential(db, a.environmentId, "external_jwt", digest, inAnHour())).toBe(true);
+    expect(await spent.spendCredential(db, a.environmentId, "external_jwt", digest, inAnHour())).toBe(false);
+    // Another environment, another kind: their own namespaces.
+    expect(await spent.spendCredential(db, b.environmentId, "external_jwt", digest, inAnHour())).toBe(true);
+    expect(await spent.spendCredential(db, a.environmentId, "chat_login", digest, inAnHour())).toBe(true);
+    const raced = randomUUID();
+    const wins = await Promise.all(Array.from({ length: 8 }, () => spent.spendCredential(db, a.environmentId, "chat_login", raced, inAnHour())));
+    expect(wins.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("a mark past its expiry is taken over and cleaned up; a live one stays", async () => {
+    const old = randomUUID();
+    const live = randomUUID();
+    await spent.spendCredential(db, a.environmentId, "waas_backup_token", old, new Date(Date.now() - 1_000));
+    await spent.spendCredential(db, a.environmentId, "waas_backup_token", live, inAnHour());
+    expect(await spent.spendCredential(db, a.environmentId, "waas_backup_token", old, new Date(Date.now() - 1_000))).toBe(true);
+    // Cleaning B's environment leaves A's marks alone.
+    await spent.deleteExpiredSpentCredentials(db, b.environmentId, 100);
+    const countOf = async (digest: string) =>
+      Number((await db.one("SELECT count(*) AS n FROM spent_credentials WHERE environment_id = $1 AND digest = $2", [a.environmentId, digest])).n);
+    expect(await countOf(old)).toBe(1);
+    expect(await spent.deleteExpiredSpentCredentials(db, a.environmentId, 100)).toBeGreaterThanOrEqual(1);
+    expect([await countOf(old), await countOf(live)]).toEqual([0, 1]);
+  });
+
+  it("spendOnce keeps a digest, never the credential, until the credential's expiry and a slack", async () => {
+    const credential = `header.payload.${randomUUID()}`;
+    const exp = Math.floor(Date.now() / 1000) + 300;
+    expect(await spendOnce(db, a.environmentId, "external_jwt", credential, exp)).toBe(true);
+    expect(await spendOnce(db, a.environmentId, "external_jwt", credential, exp)).toBe(false);
+    const rows = await db.any("SELECT digest, expires_at FROM spent_credentials WHERE environment_id = $1 AND kind = 'external_jwt'", [a.environmentId]);
+    expect(rows.some((r) => r.digest.includes(credential))).toBe(false);
+    expect(rows.some((r) => Math.round(r.expires_at.getTime() / 1000) >= exp + 60)).toBe(true);
+  });
+});
+
+describe("sessions", () => {
+  it("findLiveSession: live only while not revoked and its user is there, and only within its environment", async () => {
+    const s = await newSession(a.environmentId);
+    expect(await sessions.findLiveSession(db, a.environmentId, s.userId, s.id)).not.toBeNull();
+    expect(await sessions.findLiveSession(db, b.environmentId, s.userId, s.id)).toBeNull();
+    await sessions.revokeUserSession(db, a.environmentId, s.userId, s.id);
+    expect(await sessions.findLiveSession(db, a.environmentId, s.userId, s.id)).toBeNull();
+
+    const softly = await newSession(a.environmentId);
+    await db.none("UPDATE users SET deleted_at = now() WHERE id = $1", [softly.userId]);
+    expect(await sessions.findLiveSession(db, a.environmentId, softly.userId, softly.id)).toBeNull();
+    const gone = await newSession(a.environmentId);
+    await db.none("DELETE FROM users WHERE id = $1", [gone.userId]);
+    expect(await sessions.findLiveSession(db, a.environmentId, gone.userId, gone.id)).toBeNull();
+  });
+
+  it("rotateRefresh spends the presented generation once, never across environments, never past the absolute end", async () => {
+    const s = await newSession(a.environmentId);
+    const rotation = (presented: string | null, maxAgeSeconds = 3600) => ({ presented, next: randomUUID(), lifetimeSeconds: 7200, maxAgeSeconds });
+    expect(await sessions.rotateRefresh(db, b.environmentId, s.userId, s.id, rotation(s.refreshId))).toBeNull();
+    const r = rotation(s.refreshId);
+    const rotated = await sessions.rotateRefresh(db, a.environmentId, s.userId, s.id, r);
+    // A 2-hour lifetime is cut at the session's 1-hour absolute end.
+    expect(rotated!.expiresAt!.getTime()).toBeLessThanOrEqual(Date.now() + 3_600_000 + 1_000);
+    expect(await sessions.rotateRefresh(db, a.environmentId, s.userId, s.id, rotation(s.refreshId))).toBeNull();
+    expect(await sessions.refreshRefusal(db, a.environmentId, s.userId, s.id, 3600)).toMatchObject({ kind: "spent" });
+    await db.none("UPDATE sessions SET created_at = now() - interval '2 seconds' WHERE id = $1", [s.id]);
+    expect(await sessions.rotateRefresh(db, a.environmentId, s.userId, s.id, rotation(r.next, 1))).toBeNull();
+    expect(await sessions.refreshRefusal(db, a.environmentId, s.userId, s.id, 1)).toEqual({ kind: "too_old" });
+    expect(await sessions.refreshRefusal(db, b.environmentId, s.userId, s.id, 3600)).toEqual({ kind: "not_live" });
+  });
+});
