@@ -10,9 +10,10 @@
  *                   round-robin, more than the memo holds, so every call is a full ES256 verification.
  *                   Baseline: jose jwtVerify with the environment's public key imported once + the same
  *                   revocation GET in Redis; "bare + memo" rows give the baseline the same memo.
- *   refresh         POST /api/v0/sdk/{env}/refresh with the 1,000 sessions' tokens round-robin -> VerifyResponse.
- *                   A refresh spends its token, so each session's next refresh uses the token the last one
- *                   answered. Baseline: the memo'd verification and revocation GET above, then the domain's
+ *   refresh         POST /api/v0/sdk/{env}/refresh with 1,000 sessions' tokens round-robin (sessions of its own,
+ *                   not the checks') -> VerifyResponse. A refresh spends its token, so each session's next
+ *                   refresh uses the token the last one answered; a session whose answer was cut off at the
+ *                   end of a turn leaves the rotation (its token is spent, and a replay would revoke it). Baseline: the memo'd verification and revocation GET above, then the domain's
  *                   refreshSession, as Sigil's handler (rotateRefresh's UPDATE, the user aggregate, two ES256
  *                   signatures: jwt and minifiedJwt).
  *   SIWE sign-in    GET /nonce, then POST /verify with an EIP-4361 message signed by a throwaway EOA key.
@@ -127,6 +128,9 @@ try {
   const started = Date.now();
   const sessions = await inBatches(SESSIONS, 8, (i) => signInWith(deps, publicEnv, { kind: "email", email: `bench-${i}@bench.example.com` }, meta));
   const tokens = sessions.map((s) => s.tokens.jwt);
+  // The refresh case has sessions of its own: a refresh rotates its token, and a session whose spent token
+  // came back later is revoked (reuse detection), which must not touch the sessions the checks use.
+  const refreshSessions = await inBatches(SESSIONS, 8, (i) => signInWith(deps, publicEnv, { kind: "email", email: `bench-refresh-${i}@bench.example.com` }, meta));
   const returning = throwawayWallets(RETURNING);
   await inBatches(RETURNING, 8, (i) =>
     signInWith(deps, publicEnv, { kind: "wallet", chain: "EVM", address: normalizeWalletAddress("EVM", returning[i]!.address), walletName: "metamask", walletProvider: "browserExtension" }, meta),
@@ -139,7 +143,7 @@ try {
     const claims = decodeJwt(real);
     return new SignJWT({ ...claims, exp: claims.exp! - 1 - Math.floor(i / tokens.length) }).setProtectedHeader(decodeProtectedHeader(real) as { alg: string }).sign(key.key);
   });
-  console.log(`seeded ${SESSIONS} sessions, ${RETURNING} wallet users and ${COLD_TOKENS} tokens in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`seeded ${2 * SESSIONS} sessions, ${RETURNING} wallet users and ${COLD_TOKENS} tokens in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   // --- the servers: the worker first (the api is ready only once a worker polls its task queue) ----------
   const worker = await startSigil("worker", port + 10, [], childEnv);
@@ -159,22 +163,36 @@ try {
   const check = (server: Running, s: number, opts: { list: readonly string[]; memo?: boolean }) =>
     httpLoad({ url: `${server.base}${server === bare && opts.memo ? "/memo" : ""}${sdk}/session`, headersFor: rotating(opts.list), connections, seconds: s });
   // A refresh spends the token it is called with: each session's slot takes the token its refresh answered.
-  const refreshable = [...tokens];
+  // A slot whose answer never came (cut off at the end of a turn) or failed holds a spent token: it leaves
+  // the rotation rather than replay that token (which would be refused, and later revoke its session).
+  const refreshable = refreshSessions.map((s) => s.tokens.jwt);
+  let live = refreshable.map((_, slot) => slot);
+  const inFlight = new Set<number>();
   let nextRefresh = 0;
-  const refresh = (server: Running, s: number) =>
-    httpLoad({
+  const refresh = async (server: Running, s: number) => {
+    live = live.filter((slot) => !inFlight.has(slot));
+    inFlight.clear();
+    return httpLoad({
       url: `${server.base}${sdk}/refresh`,
       method: "POST",
       headersFor: () => {
-        const slot = nextRefresh++ % refreshable.length;
+        const slot = live[nextRefresh++ % live.length]!;
+        inFlight.add(slot);
         return { authorization: `Bearer ${refreshable[slot]}`, "x-bench-slot": String(slot) };
       },
       onAnswer: (sent, status, body) => {
-        if (status === 200) refreshable[Number(sent["x-bench-slot"])] = (JSON.parse(body) as { jwt: string }).jwt;
+        const slot = Number(sent["x-bench-slot"]);
+        if (status !== 200) {
+          live = live.filter((l) => l !== slot);
+          return;
+        }
+        refreshable[slot] = (JSON.parse(body) as { jwt: string }).jwt;
+        inFlight.delete(slot);
       },
       connections,
       seconds: s,
     });
+  };
 
   // SIWE: per side and phase, every turn's result, for the phase rows under the sign-in rows.
   const phases = new Map<string, Result[]>();

@@ -44,13 +44,14 @@ for (const k of await findPublishedKeys(db, environmentId)) publicKeys.set(k.kid
 
 class Unauthorized extends Error {}
 
-/** The checks of Sigil's SessionVerifier, by hand: the header's kid, the key's algorithm, issuer, expiry, environment. */
+/** The checks of Sigil's SessionVerifier, by hand: the header's kid, the key's algorithm, issuer, expiry, environment; the refresh generation read as Sigil reads it. */
 async function verify(token: string): Promise<SessionClaims> {
   const key = publicKeys.get(decodeProtectedHeader(token).kid ?? "");
   if (!key) throw new Unauthorized("unknown key");
   const { payload } = await jwtVerify(token, key.key, { algorithms: [key.alg], issuer: issuerOf(environmentId), requiredClaims: ["sub", "exp", "iat"] });
   if (payload.environment_id !== environmentId || typeof payload.sid !== "string") throw new Unauthorized("another environment's token");
-  return { environmentId, userId: payload.sub!, sessionId: payload.sid, scope: String(payload.scope ?? "user:basic"), issuedAt: payload.iat!, expiresAt: payload.exp! };
+  const refreshId = typeof payload.refresh_id === "string" ? { refreshId: payload.refresh_id } : {};
+  return { environmentId, userId: payload.sub!, sessionId: payload.sid, scope: String(payload.scope ?? "user:basic"), issuedAt: payload.iat!, expiresAt: payload.exp!, ...refreshId };
 }
 
 const MEMO_SIZE = 20_000;
