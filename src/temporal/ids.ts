@@ -5,9 +5,9 @@ import { actorId } from "./actor.js";
  * can find a flow in the Temporal UI, and stable so that one user's recovery never runs twice at once.
  *
  * The task queues derived from the configured one (TEMPORAL_TASK_QUEUE). Interactive flows (exports, wallet
- * recovery, the wallet flows to come) run on the configured queue itself; webhook delivery, bulk work whose
+ * recovery, threshold wallets' operations) run on the configured queue itself; webhook delivery, bulk work whose
  * backlog can be large, on a queue of its own served by a worker with its own limits, so that a tenant's
- * delivery backlog never queues ahead of another tenant's export or recovery (issue 10, fairness).
+ * delivery backlog never queues ahead of another tenant's export or recovery (fairness between tenants).
  */
 export function taskQueues(configured: string) {
   return { interactive: configured, webhooks: `${configured}-webhooks` };
@@ -16,15 +16,15 @@ export function taskQueues(configured: string) {
 export const workflowIds = {
   walletRecovery: (environmentId: string, userId: string) => `wallet-recovery/${environmentId}/${userId}`,
   export: (exportId: string) => `export/${exportId}`,
-  /** The actor owning a WaaS wallet's key-share lifecycle (issue 14): every operation is an Update on it. */
+  /** The actor owning a WaaS wallet's key-share lifecycle: every operation is an Update on it. */
   waasWallet: (walletId: string) => actorId("waas-wallet", walletId),
-  /** One export of a wallet's key (issue 14); `exportId` names the request, so a retried one is found again. */
+  /** One export of a wallet's key; `exportId` names the request, so a retried one is found again. */
   walletExport: (walletId: string, exportId: string) => `wallet-export/${walletId}/${exportId}`,
-  /** The actor delivering an endpoint's messages (issue 11; src/temporal/actor.ts). */
+  /** The actor delivering an endpoint's messages (src/temporal/actor.ts). */
   webhookEndpoint: (webhookId: string) => actorId("webhook-endpoint", webhookId),
   /**
    * One workflow per message: redeliveries, and original deliveries started before the endpoint actors
-   * (issue 11) or directly by an operator.
+   * existed, or directly by an operator.
    */
   webhookDelivery: (messageId: string, redelivery = 0) =>
     redelivery > 0 ? `webhook-delivery/${messageId}/redelivery-${redelivery}` : `webhook-delivery/${messageId}`,

@@ -5,7 +5,7 @@ import { allHandlersFinished, condition, continueAsNew, defineSignal, setHandler
  * side and the id format). It keeps its state outside the history (Postgres) or in its continue-as-new
  * input, is woken by the `wake` signal (sent with signalWithStart, so a finished actor is started again),
  * continues as new before its history grows large, and ends after a quiet while with nothing to do.
- * Operations that need an answer (the wallet flows to come) are Updates on the same workflow; the policy
+ * Operations that need an answer (a threshold wallet's operations) are Updates on the same workflow; the policy
  * below waits for their handlers before continuing as new or ending.
  */
 export const wakeSignal = defineSignal("wake");

@@ -3,7 +3,7 @@ import * as providers from "../../db/repositories/providers.js";
 import { badRequest, conflict, DomainError, unprocessable } from "../../errors.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
-import { checkRedirectTarget } from "../oauth/redirect-targets.js";
+import { checkRedirectTarget, withQuery } from "../oauth/redirect-targets.js";
 import { clientSecretAad } from "../providers/service.js";
 import type { ClientMeta } from "../sessions/service.js";
 import type { ProvenCredential } from "../sign-in/credentials.js";
@@ -76,14 +76,6 @@ export async function completeChatAuth(deps: Deps, env: PublicEnvironment, state
   const proof: ChatAuthProof = { state, account };
   await deps.store.set(codeKey(environmentId, code), JSON.stringify(proof), STATE_TTL_SECONDS);
   return { redirectUrl: withQuery(pending.redirectUri, { state, code }) };
-}
-
-/** The redirect URL with the outcome added to its query (the app's own parameters kept). */
-function withQuery(url: string, params: Record<string, string>): string {
-  const [base, query = ""] = url.split(/\?(.*)/s);
-  const q = new URLSearchParams(query);
-  for (const [k, v] of Object.entries(params)) q.set(k, v);
-  return `${base}?${q.toString()}`;
 }
 
 /** Whether the state's widget data has arrived (changes nothing): 404 chat_auth_pending while not. */

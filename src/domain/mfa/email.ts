@@ -4,7 +4,7 @@ import type { Deps } from "../deps.js";
 import { verifyTestAccountCode } from "../test-accounts/service.js";
 import { codeBookOf } from "../verifications/codes.js";
 import { mfaPolicy, requireMethod, type MfaCaller } from "./caller.js";
-import { sessionFirstFactor, usableFactors } from "./factors.js";
+import { repeatsFirstFactor, sessionFirstFactor } from "./factors.js";
 import { factorLock } from "./lockout.js";
 import { passSecondFactor } from "./pass.js";
 
@@ -40,8 +40,7 @@ export async function authenticateEmail(
     throw unprocessable("email_not_verified_for_user", "the code was sent to an address that is not one of this user's verified e-mail addresses");
   }
   const first = await sessionFirstFactor(deps.db, environmentId, userId, sessionId);
-  const usable = usableFactors(policy, { deviceTypes: [], emails: [email], otherSignInWays: 0 }, first).emails;
-  if (usable.length === 0)
+  if (repeatsFirstFactor(email, first))
     throw unprocessable(
       "email_factor_is_first_factor",
       first

@@ -22,13 +22,18 @@ export const loadUserFactors = (q: Queryable, environmentId: string, userId: str
 
 const sameAddress = (a: string, b: string | null) => b !== null && a.toLowerCase() === b.toLowerCase();
 
+/**
+ * Whether a code to `email` would repeat the session's first factor: it signed in with that address, or its
+ * first factor is unknown (a session opened before they were kept, which may have been any address).
+ */
+export const repeatsFirstFactor = (email: string, first: FirstFactor | null): boolean => first === null || (first.kind === "email" && sameAddress(email, first.email));
+
 /** The factors a session signed in with `first` can pass: devices of offered kinds, other verified addresses. */
 export function usableFactors(policy: MfaPolicy, user: UserFactors, first: FirstFactor | null): { devices: boolean; emails: string[] } {
   if (!policy.enabled) return { devices: false, emails: [] };
   const offered = policy.methods as string[];
   const devices = user.deviceTypes.some((t) => offered.includes(t));
-  // A session whose first factor is unknown (opened before it was kept) may repeat any address: none counts.
-  const emails = offered.includes("email") && first ? user.emails.filter((e) => !(first.kind === "email" && sameAddress(e, first.email))) : [];
+  const emails = offered.includes("email") ? user.emails.filter((e) => !repeatsFirstFactor(e, first)) : [];
   return { devices, emails };
 }
 
@@ -45,6 +50,12 @@ export function hasUsableFactor(policy: MfaPolicy, user: UserFactors, first: Fir
  */
 export function secondFactorDue(policy: MfaPolicy, user: UserFactors, first: FirstFactor): boolean {
   return policy.enabled && (policy.required || hasUsableFactor(policy, user, first));
+}
+
+/** secondFactorDue for a stored user, whose factors are read only when they decide (MFA on, not required). */
+export async function owesSecondFactor(q: Queryable, policy: MfaPolicy, environmentId: string, userId: string, first: FirstFactor): Promise<boolean> {
+  if (!policy.enabled || policy.required) return policy.enabled;
+  return secondFactorDue(policy, await loadUserFactors(q, environmentId, userId), first);
 }
 
 /**

@@ -7,6 +7,7 @@ import { redirectUrlFor } from "../providers/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { oauthStateKey, OAUTH_STATE_TTL_SECONDS, type OauthPendingAuthorization } from "./authorize.js";
 import { isOidcKind, providerClient } from "./client.js";
+import { withQuery } from "./redirect-targets.js";
 import { credentialOf, type OauthCredential } from "./profile.js";
 
 export const oauthResultKey = (state: string) => `oauth:result:${state}`;
@@ -91,12 +92,7 @@ export async function finishAuthorization(
  * Sigil's one-time `code` for signIn / verify, or `error`.
  */
 function backToApp(redirectUri: string, state: string, code: string | null, result: OauthResult): string {
-  const [base, query = ""] = redirectUri.split(/\?(.*)/s);
-  const q = new URLSearchParams(query);
-  q.set("state", state);
-  if (code) q.set("code", code);
-  if ("error" in result) q.set("error", result.error);
-  return `${base}?${q.toString()}`;
+  return withQuery(redirectUri, { state, ...(code ? { code } : {}), ...("error" in result ? { error: result.error } : {}) });
 }
 
 /** Sigil's one-time code for a proven account, kept (with the issuer's tokens sealed to it) for signIn / verify. */

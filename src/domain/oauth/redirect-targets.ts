@@ -35,3 +35,14 @@ export async function checkRedirectTarget(deps: Deps, environmentId: string, inp
   }
   throw refused();
 }
+
+/**
+ * A redirect target with the outcome of a sign-in added to its query (the app's own parameters kept, ours
+ * replacing any of the same name). The URL may be a deeplink (a custom scheme), so it is not parsed as a URL.
+ */
+export function withQuery(target: string, params: Record<string, string>): string {
+  const [base, query = ""] = target.split(/\?(.*)/s);
+  const q = new URLSearchParams(query);
+  for (const [k, v] of Object.entries(params)) q.set(k, v);
+  return `${base}?${q.toString()}`;
+}

@@ -2,12 +2,10 @@ import { randomUUID } from "node:crypto";
 import * as sessions from "../../db/repositories/sessions.js";
 import { findUserAggregate, type UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
 import { DomainError } from "../../errors.js";
-import { audited } from "../audit/audit.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
-import { markSessionsRevoked } from "./revocation.js";
-import { endUserAccess, sign, type SessionTokens } from "./service.js";
+import { revokeOwnSession, sign, type SessionTokens } from "./service.js";
 import { BASE_SCOPE } from "./tokens.js";
 
 /**
@@ -59,19 +57,10 @@ async function refusal(deps: Deps, env: PublicEnvironment, principal: EndUserPri
   if (why.kind === "not_live") return invalidSession("the session has been revoked or has expired");
   if (why.kind === "too_old")
     return new DomainError("unauthenticated", "session_expired", "the session has reached its maximum age and cannot be refreshed: sign in again");
-  if (why.secondsSinceRefresh >= REFRESH_REUSE_GRACE_SECONDS) await revokeForReuse(deps, env, principal, requestId);
+  if (why.secondsSinceRefresh >= REFRESH_REUSE_GRACE_SECONDS) await revokeOwnSession(deps, env, principal, requestId, "refresh_reuse");
   return new DomainError(
     "unauthenticated",
     "refresh_token_reused",
     "this token was already used to refresh its session: use the newest token (a token refreshes once; a reuse later than a concurrent refresh revokes the session)",
   );
-}
-
-async function revokeForReuse(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, requestId: string): Promise<void> {
-  const revoked = await audited(deps, endUserAccess(env, principal.userId, requestId), async (t, record) => {
-    const s = await sessions.revokeUserSession(t, env.environmentId, principal.userId, principal.sessionId);
-    if (s) await record({ action: "user.session.revoked", resourceType: "session", resourceId: s.id, after: { userId: principal.userId, revokedBy: "refresh_reuse" } });
-    return s;
-  });
-  if (revoked) await markSessionsRevoked(deps.store, [revoked]);
 }

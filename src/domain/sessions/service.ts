@@ -115,11 +115,20 @@ export async function renewSession(
   return { tokens: await sign(deps, user, session, policy.collected), user };
 }
 
-/** Signs the caller out: their session is revoked in Postgres and, at once, for every api process. */
-export async function revokeOwnSession(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, requestId: string): Promise<void> {
+/**
+ * Ends the caller's session: revoked in Postgres and, at once, for every api process. `revokedBy` says why in
+ * the audit row: the user signing out, or a spent refresh token presented again (refresh.ts).
+ */
+export async function revokeOwnSession(
+  deps: Deps,
+  env: PublicEnvironment,
+  principal: EndUserPrincipal,
+  requestId: string,
+  revokedBy: "user" | "refresh_reuse" = "user",
+): Promise<void> {
   const revoked = await audited(deps, endUserAccess(env, principal.userId, requestId), async (t, record) => {
     const s = await sessions.revokeUserSession(t, env.environmentId, principal.userId, principal.sessionId);
-    if (s) await record({ action: "user.session.revoked", resourceType: "session", resourceId: s.id, after: { userId: principal.userId, revokedBy: "user" } });
+    if (s) await record({ action: "user.session.revoked", resourceType: "session", resourceId: s.id, after: { userId: principal.userId, revokedBy } });
     return s;
   });
   // Already revoked (or revoked meanwhile): mark it anyway, the marker may have been lost with the store.

@@ -1,6 +1,6 @@
 import { DomainError } from "../../errors.js";
 import type { Deps } from "../deps.js";
-import { loadUserFactors, secondFactorDue } from "../mfa/factors.js";
+import { owesSecondFactor } from "../mfa/factors.js";
 import { isUserMfaToken, takeUserMfaToken } from "../mfa/mfa-token.js";
 import { firstFactorOf, type ProvenCredential } from "./credentials.js";
 import { checkSignInPolicy } from "./policy.js";
@@ -30,8 +30,7 @@ export async function judgeOtherUserSignIn(
 ): Promise<{ secondFactorDue: boolean }> {
   await checkSignInPolicy(deps.db, environmentId, credential, { newUser: false });
   const { mfa } = await deps.sessionKeys.policy(environmentId);
-  const factors = await loadUserFactors(deps.db, environmentId, otherUserId);
-  return { secondFactorDue: secondFactorDue(mfa, factors, firstFactorOf(credential)) };
+  return { secondFactorDue: await owesSecondFactor(deps.db, mfa, environmentId, otherUserId, firstFactorOf(credential)) };
 }
 
 /**

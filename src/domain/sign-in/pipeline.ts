@@ -10,7 +10,7 @@ import type { PublicEnvironment } from "../tenancy/access.js";
 import { userSnapshot } from "../users/service.js";
 import { attachCredential, attachedChange, findOwner, firstFactorOf, type ProvenCredential } from "./credentials.js";
 import { recordSessionFirstFactor } from "../../db/repositories/mfa.js";
-import { loadUserFactors, secondFactorDue } from "../mfa/factors.js";
+import { owesSecondFactor } from "../mfa/factors.js";
 import { mfaRequired, awaitsSecondFactor } from "../sessions/tokens.js";
 import { judgeOtherUserSignIn } from "./other-user.js";
 import { rememberPendingMerge } from "./pending-merge.js";
@@ -57,8 +57,7 @@ export async function signInWith(deps: Deps, env: PublicEnvironment, credential:
     await signIn.recordUserVisit(t, environmentId, userId, credentialId);
     const user = (await findUserAggregate(t, environmentId, userId))!;
     // MFA on: a user who must pass a second factor gets a session that only the MFA operations accept.
-    // (The user's factors are read only when they decide: MFA on but not required of everyone.)
-    const secondFactorPending = mfa.enabled && (mfa.required || secondFactorDue(mfa, await loadUserFactors(t, environmentId, userId), firstFactorOf(credential)));
+    const secondFactorPending = await owesSecondFactor(t, mfa, environmentId, userId, firstFactorOf(credential));
     const tokens = await openSession(deps, t, user, meta, scope, { secondFactorPending });
     // The session keeps which credential signed it in: no second factor may repeat it.
     await recordSessionFirstFactor(t, environmentId, tokens.sessionId, { kind: credential.kind, id: credential.kind === "passkey" ? credential.passkeyId : credentialId });

@@ -23,7 +23,7 @@ import { acquireBatchSlot, acquireDeliverySlots, batchesInFlight, batchLimits, t
  * What one attempt costs is what the batch does not repeat (docs/benchmarks.md, "webhooks, round 2"): the
  * endpoint (URL, sealed secret, environment) is read and its secret opened once per batch, the messages'
  * envelopes come with their claim, a lane takes its endpoint and environment request slots once and keeps
- * them while it has messages (one request in flight per lane, so the bounds of issue 10 hold), and the
+ * them while it has messages (one request in flight per lane, so the per-endpoint and per-environment bounds of slots.ts hold), and the
  * lanes share one client with kept-alive connections, each checked against the destination policy when it
  * is made. Each attempt still checks that the endpoint is enabled and unchanged and the message pending, in
  * the insert of its row (sendAttempt), and records its outcome before the lane moves on.

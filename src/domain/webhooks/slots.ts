@@ -6,7 +6,7 @@ import type { EphemeralStore } from "../../store/store.js";
  * Bounds on in-flight delivery requests, held in the store so that every worker process sees the same ones:
  * at most `concurrencyPerEndpoint` requests to one endpoint (its receiver's load) and at most
  * `concurrencyPerEnvironment` for one environment over all its endpoints (so one tenant's slow or black-holed
- * endpoints cannot take every delivery slot of the workers, issue 10). They bound requests, not workflows:
+ * endpoints cannot take every delivery slot of the workers). They bound requests, not workflows:
  * whatever runs the attempts (a per-message workflow's attempt, a lane of an endpoint actor's batch) takes the
  * same slots. A slot is a key with a TTL longer than what holds it (a request, or a lane for its batch), so a
  * worker that dies holding one frees it by expiry.
@@ -58,9 +58,9 @@ async function takeSlot(store: EphemeralStore, prefix: string, n: number, ttlSec
 /**
  * Batch sizes of the endpoint actors (src/workflows/webhook-endpoint.ts): one batch holds at most
  * `maxRunningPerEndpoint` messages, and an environment has at most as many batches in flight as fit in
- * `maxRunningPerEnvironment` messages (at least one). These were caps on running per-message workflows
- * (issue 10); they now bound what one tenant's actors hold at once, so that a tenant with many endpoints
- * cannot take every activity slot of the webhook workers.
+ * `maxRunningPerEnvironment` messages (at least one): they bound what one tenant's actors hold at once, so
+ * that a tenant with many endpoints cannot take every activity slot of the webhook workers. (They were first
+ * caps on running per-message workflows, before the endpoint actors.)
  */
 export function batchLimits(settings: Pick<WebhookSettings, "maxRunningPerEndpoint" | "maxRunningPerEnvironment">) {
   const size = Math.max(1, Math.min(settings.maxRunningPerEndpoint, settings.maxRunningPerEnvironment));
