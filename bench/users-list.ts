@@ -17,6 +17,7 @@ import { userListSql, userListStatement, type UserListQuery } from "../src/db/re
 import { EXACT_UP_TO } from "../src/domain/users/list-count.js";
 import { NODE_FLAGS } from "./support/processes.js";
 import { seedTenant } from "./support/seed.js";
+import { waitFor } from "../test/support/poll.js";
 
 const { DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS } = process.env;
 if (!DATABASE_URL || !REDIS_URL || !TEMPORAL_ADDRESS) throw new Error("set DATABASE_URL, REDIS_URL and TEMPORAL_ADDRESS (real servers)");
@@ -68,11 +69,8 @@ const server = spawn(process.execPath, [...NODE_FLAGS, path.join(root, "bin/sigi
   stdio: ["ignore", "inherit", "inherit"],
 });
 try {
-  const deadline = Date.now() + 120_000;
-  while ((await fetch(`${base}/healthz`).then((r) => r.status, () => 0)) !== 200) {
-    if (Date.now() > deadline) throw new Error("service did not become ready");
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  const healthz = () => fetch(`${base}/healthz`).then((r) => r.status, () => 0);
+  await waitFor("the service to be ready", healthz, { until: (s) => s === 200, timeoutMs: 120_000, intervalMs: 500 });
   const headers = { authorization: `Bearer ${seeded.token}` };
   console.log(`\n${os.cpus().length} cores (${os.cpus()[0]?.model ?? "unknown"}), Node ${process.version}, ${connections} connections, ${seconds} s each`);
   console.log("| scenario | requests/s (avg) | p50 ms | p99 ms | users/page | count | 2xx | non-2xx/errors |");

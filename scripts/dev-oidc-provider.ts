@@ -6,14 +6,27 @@
  * verified), and prints the client id and secret to configure the environment's oidc provider with.
  * A sandbox environment may use this plain-http loopback issuer; a live one only accepts https issuers.
  *
- *   OIDC_PORT=9090 (default) npm run dev:oidc -- 6f1c...-environment-id http://localhost:8080
+ * Sigil's URL is the public URL of the `npm start` running on SIGIL_DATA_DIR (default ./data; its run.json),
+ * unless given (second argument, or PUBLIC_URL).
+ *
+ *   OIDC_PORT=9090 (default) npm run dev:oidc -- 6f1c...-environment-id
  */
+import { dataDirOf } from "../src/config.js";
+import { NoRunningSigil, requireRunning } from "../src/infra/run-state.js";
 import { startOidcPeer } from "../test/e2e/support/oidc-peer.js";
 
-const [environmentId, sigilUrl = process.env.PUBLIC_URL ?? "http://localhost:8080"] = process.argv.slice(2);
+const [environmentId, given = process.env.PUBLIC_URL] = process.argv.slice(2);
 if (!environmentId) {
   console.error("usage: npm run dev:oidc -- <environmentId> [sigilUrl]");
   process.exit(2);
+}
+let sigilUrl: string;
+try {
+  sigilUrl = given ?? requireRunning(dataDirOf()).publicUrl;
+} catch (err) {
+  if (!(err instanceof NoRunningSigil)) throw err;
+  console.error(err.message);
+  process.exit(1);
 }
 const base = sigilUrl.replace(/\/$/, "");
 const peer = await startOidcPeer({

@@ -1,9 +1,12 @@
+import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import { loadConfig, type Config } from "./config.js";
 import { closeDatabase, connectDatabase, type Database } from "./db/db.js";
 import { migrate } from "./db/migrate.js";
 import { bootstrapTenant } from "./domain/tenancy/bootstrap.js";
-import { embeddedPostgresUrl, startEmbeddedPostgres } from "./infra/embedded-postgres.js";
+import { startEmbeddedPostgres } from "./infra/embedded-postgres.js";
+import { lookUpRun, NoRunningSigil, requireRunning, runStatePath } from "./infra/run-state.js";
+import { findTemporalCli, installTemporalCliHint } from "./infra/temporal-cli.js";
 
 const USAGE = `usage: sigil <command>
 
@@ -13,27 +16,29 @@ const USAGE = `usage: sigil <command>
                            create an organization, a project with live and sandbox environments, an owner
                            member, a first API token bound to the sandbox environment and a member
                            (account) token of the owner
+  env                      shell exports for the running service of the data dir (eval "$(npx sigil env)")
+  temporal <args...>       the Temporal CLI, pointed at the running service's Temporal and namespace
 
-Settings come from the environment (DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS, PORT, ...; see README).`;
+Settings come from the environment (DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS, PORT, ...; see README). A
+running \`npm start\` is found through <data dir>/run.json (SIGIL_DATA_DIR, default ./data): nothing to export.`;
 
 /**
- * The database the CLI works on: DATABASE_URL; else the embedded Postgres of an `npm start` that is
- * running; else the embedded Postgres started just for this command (same data directory).
+ * The database the CLI works on: DATABASE_URL; else the database of the `npm start` running on the data
+ * dir (its run.json); else the data dir's embedded Postgres, started just for this command. Never a port
+ * guessed from the settings: another data dir's instance may be listening there (and refuses this data
+ * dir's password anyway).
  */
 async function withDatabase<T>(config: Config, work: (db: Database) => Promise<T>): Promise<T> {
   let stopEmbedded: (() => Promise<void>) | undefined;
   let url: string;
+  const run = config.databaseUrl ? undefined : lookUpRun(config.dataDir);
   if (config.databaseUrl) url = config.databaseUrl;
+  else if (run?.status === "running") url = run.state.postgresUrl;
   else {
-    url = embeddedPostgresUrl(config.embeddedPostgresPort);
-    const probe = connectDatabase(url, { max: 1 });
-    const running = await probe.one("SELECT 1 AS ok").then(() => true, () => false);
-    await closeDatabase(probe);
-    if (!running) {
-      const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort });
-      url = pg.url;
-      stopEmbedded = pg.stop;
-    }
+    if (run?.status === "stale") console.error(`sigil: ${new NoRunningSigil(config.dataDir, run).message}; opening the data dir's own database for this command`);
+    const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort });
+    url = pg.url;
+    stopEmbedded = pg.stop;
   }
   const db = connectDatabase(url, { max: 2 });
   try {
@@ -43,6 +48,25 @@ async function withDatabase<T>(config: Config, work: (db: Database) => Promise<T
     await closeDatabase(db);
     await stopEmbedded?.();
   }
+}
+
+const shellQuote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+
+/** The Temporal CLI with the running service's address and namespace (explicit TEMPORAL_* settings win). */
+async function runTemporalCli(config: Config, args: string[]): Promise<number> {
+  const cli = findTemporalCli(config.temporalCliPath);
+  if (!cli) throw new Error(`no Temporal CLI found. ${installTemporalCliHint}`);
+  const env = { ...process.env };
+  if (!config.temporalAddress) {
+    const state = requireRunning(config.dataDir);
+    env.TEMPORAL_ADDRESS = state.temporalAddress;
+    env.TEMPORAL_NAMESPACE ??= state.temporalNamespace;
+  }
+  const child = spawn(cli, args, { stdio: "inherit", env });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -72,6 +96,23 @@ async function main(argv: string[]): Promise<number> {
       }
       return 0;
     }
+    case "env": {
+      const state = requireRunning(config.dataDir);
+      const exports: [string, string | null][] = [
+        ["SIGIL_URL", state.baseUrl],
+        ["SIGIL_API", state.apiUrl],
+        ["DATABASE_URL", state.postgresUrl],
+        ["TEMPORAL_ADDRESS", state.temporalAddress],
+        ["TEMPORAL_NAMESPACE", state.temporalNamespace],
+        ["REDIS_URL", state.redisUrl],
+      ];
+      console.log(`# the Sigil running on ${state.dataDir} (${runStatePath(state.dataDir)}), for tools in this shell (psql, temporal, curl);`);
+      console.log("# an npm start from this shell would take these as external servers: start it from another one");
+      for (const [name, value] of exports) if (value !== null) console.log(`export ${name}=${shellQuote(value)}`);
+      return 0;
+    }
+    case "temporal":
+      return runTemporalCli(config, rest);
     case "start": {
       process.argv = [process.argv[0]!, process.argv[1]!, rest[0] ?? "dev"];
       await import("./main.js");

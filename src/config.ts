@@ -303,10 +303,15 @@ function verificationSettings(env: NodeJS.ProcessEnv): VerificationSettings {
   };
 }
 
+/** SIGIL_DATA_DIR (default ./data, from the current directory), absolute. */
+export function dataDirOf(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.SIGIL_DATA_DIR || "data");
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int("PORT", 8080, env);
   const host = env.HOST || "127.0.0.1";
-  const dataDir = path.resolve(env.SIGIL_DATA_DIR || "data");
+  const dataDir = dataDirOf(env);
   const logLevel = (env.LOG_LEVEL || "info") as Config["logLevel"];
   if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) throw new Error(`LOG_LEVEL ${logLevel} is unknown`);
   const config: Config = {

@@ -36,6 +36,37 @@ export const unprocessable = (code: string, message: string, payload?: Record<st
   new DomainError("unprocessable", code, message, payload);
 export const conflict = (code: string, message: string) => new DomainError("conflict", code, message);
 
+/** A bound on how often something may happen (a fixed window in the store). */
+export interface RateBound {
+  /** What is counted: "token", "address", "identifier", "environment", "factor". */
+  scope: string;
+  limit: number;
+  windowSeconds: number;
+  /** The environment variable that sets the bound; absent for a bound no setting changes. */
+  setting?: string;
+}
+
+const windowName = (s: number) => (s % 86_400 === 0 ? `${s / 86_400}d` : s % 3600 === 0 ? `${s / 3600}h` : s % 60 === 0 ? `${s / 60}m` : `${s}s`);
+const perWindow = (s: number) => ({ 60: "a minute", 3600: "an hour", 86_400: "a day" })[s] ?? `per ${s} s`;
+
+/**
+ * 429: a caller went past a bound. The body says which bound and how to change it, so that a developer who
+ * hits it (a test run, a README walk-through) knows what to set: the payload is {scope, limit, window,
+ * setting?, retryAfterSeconds} and the message says the same in words. The error interceptor turns
+ * retryAfterSeconds into Retry-After (gRPC: RESOURCE_EXHAUSTED, the payload in the trailers).
+ */
+export function rateLimited(code: string, what: string, bound: RateBound, retryAfterMs: number, then?: string): DomainError {
+  const retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  const setting = bound.setting ? ` (${bound.setting})` : "";
+  return new DomainError("rate_limited", code, `${what}: at most ${bound.limit} ${perWindow(bound.windowSeconds)}${then ? `, ${then}` : ""}${setting}; retry in ${retryAfterSeconds} s`, {
+    scope: bound.scope,
+    limit: bound.limit,
+    window: windowName(bound.windowSeconds),
+    ...(bound.setting ? { setting: bound.setting } : {}),
+    retryAfterSeconds,
+  });
+}
+
 /** A dependency the request needs; each has its own error code (`database_unavailable`, ...). */
 export type Dependency = "database" | "workflow_engine" | "store";
 

@@ -1,11 +1,14 @@
 import { loadConfig } from "./config.js";
+import { devRoleEnv } from "./dev-defaults.js";
+import { removeRunState, writeRunState } from "./infra/run-state.js";
 import { startRuntime, type Runtime } from "./runtime.js";
+import { runStateOf, startBanner } from "./start-banner.js";
 
 /**
  * `node --import tsx src/main.ts [dev|api|worker]`: dev (the default, what `npm start` runs) serves the API and runs the
  * worker in one process on the embedded defaults; api and worker are the production roles.
  */
-const mode = process.argv[2] ?? "dev";
+const mode = (process.argv[2] ?? "dev") as "dev" | "api" | "worker";
 if (!["dev", "api", "worker"].includes(mode)) {
   console.error(`unknown mode ${mode}: expected dev, api or worker`);
   process.exit(2);
@@ -13,7 +16,7 @@ if (!["dev", "api", "worker"].includes(mode)) {
 
 const config = (() => {
   try {
-    return loadConfig();
+    return loadConfig(mode === "dev" ? devRoleEnv(process.env) : process.env);
   } catch (err) {
     // A malformed setting stops the start with its own message (which names the variable), not a stack.
     console.error(`sigil: invalid configuration: ${err instanceof Error ? err.message : String(err)}`);
@@ -34,6 +37,9 @@ const SHUTDOWN_DEADLINE_MS = 10_000;
 
 let runtime: Runtime | undefined;
 let stopRequested: NodeJS.Signals | undefined;
+const startedAt = new Date();
+/** The run.json of a dev start (./infra/run-state.ts): written once ready, removed after a clean stop. */
+let published: Promise<void> = Promise.resolve();
 
 function shutDown(signal: NodeJS.Signals, rt: Runtime): void {
   rt.log.info("shutting down", { signal });
@@ -42,7 +48,9 @@ function shutDown(signal: NodeJS.Signals, rt: Runtime): void {
     rt.log.error("shutdown did not finish in time; exiting", { deadlineMs: SHUTDOWN_DEADLINE_MS });
     process.exit(1);
   }, SHUTDOWN_DEADLINE_MS - 500).unref();
-  void rt.stop().then(() => {
+  void rt.stop().then(async () => {
+    await published;
+    await removeRunState(config.dataDir).catch((err) => rt.log.warn("could not remove run.json", { error: String(err) }));
     rt.log.info("shut down", { ms: Date.now() - started });
     process.exit(0);
   });
@@ -64,11 +72,13 @@ runtime = await startRuntime(config, { api: mode !== "worker", worker: mode !== 
 if (stopRequested) shutDown(stopRequested, runtime);
 else announce(runtime);
 
-function announce(runtime: Runtime): void {
-  if (runtime.port !== undefined) {
-    console.log(`\nSigil is running: http://localhost:${runtime.port}  (REST under /api/v0, gRPC and Connect on the same port)`);
-    console.log(`Health: http://localhost:${runtime.port}/healthz`);
+/** Writes run.json (dev with the API: what a second terminal reads), then prints the banner. */
+function announce(rt: Runtime): void {
+  const port = rt.port;
+  if (mode === "dev" && port !== undefined) {
+    published = writeRunState(runStateOf(config, { ...rt, port }, startedAt)).catch((err) =>
+      rt.log.warn("could not write run.json: other terminals must be told the addresses (DATABASE_URL, ...)", { error: String(err) }),
+    );
   }
-  if (runtime.temporalUiUrl) console.log(`Temporal UI: ${runtime.temporalUiUrl}`);
-  if (mode === "dev") console.log("Create a tenant and an API token: npx sigil bootstrap --json\n");
+  void published.then(() => console.log(startBanner(config, rt, mode).join("\n")));
 }

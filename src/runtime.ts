@@ -22,6 +22,9 @@ import { cachedWorkflowBundle } from "./temporal/workflow-bundle.js";
 
 export interface Runtime {
   port: number | undefined;
+  /** The database and Temporal frontend in use: configured, or the embedded ones this process started. */
+  databaseUrl: string;
+  temporalAddress: string;
   temporalUiUrl: string | undefined;
   log: Logger;
   stop(): Promise<void>;
@@ -158,7 +161,7 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
       await dispatcher.start();
       drains.push(() => dispatcher.stop());
     }
-    return { port, temporalUiUrl, log, stop };
+    return { port, databaseUrl: database.url, temporalAddress, temporalUiUrl, log, stop };
   } catch (err) {
     await temporal.catch(() => undefined); // a dev server still starting is stopped too
     await stop();

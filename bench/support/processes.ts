@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { root } from "./env.js";
 import { mergeResults, type Result } from "./load.js";
+import { waitFor } from "../../test/support/poll.js";
 
 export interface Running {
   base: string;
@@ -16,12 +17,11 @@ export interface Running {
 }
 
 async function waitHealthy(url: string, child: ChildProcess, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await fetch(url).then((r) => r.status, () => 0)) !== 200) {
+  const status = async () => {
     if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+    return fetch(url).then((r) => r.status, () => 0);
+  };
+  await waitFor(`${url} to answer 200`, status, { until: (s) => s === 200, timeoutMs, intervalMs: 200 });
 }
 
 function stopper(child: ChildProcess) {

@@ -244,7 +244,8 @@ function singularValue(field: DescField): Write {
   if (field.fieldKind === "enum" || (field.fieldKind === "list" && field.listKind === "enum") || (field.fieldKind === "map" && field.mapKind === "enum")) {
     const e = field.enum!;
     if (e.typeName === "google.protobuf.NullValue") return () => "null";
-    const names = new Map(e.values.map((v) => [v.number, JSON.stringify(v.jsonName)]));
+    // proto3 JSON writes an enum value by its name.
+    const names = new Map(e.values.map((v) => [v.number, JSON.stringify(v.name)]));
     // An unknown number is written as the number, as proto3 JSON does.
     return (v) => names.get(v as number) ?? String(v);
   }

@@ -11,6 +11,7 @@ import {
 import { isFieldError } from "@bufbuild/protobuf/reflect";
 import { GatewayError } from "./errors.js";
 import { resolveFieldPath, type Route } from "./rules.js";
+import { fillUpdateMask } from "./update-mask.js";
 
 /** What the gateway extracted from the HTTP request, before it knows the message. */
 export interface RequestParts {
@@ -72,6 +73,7 @@ function applyBody(route: Route, message: Message, body: JsonValue, bound: Set<D
       if (field) bound.add(field);
     }
     merge(schema, message, body, "invalid_request_body");
+    fillUpdateMask(schema, message, body);
     return;
   }
   const fields = resolveFieldPath(schema, route.body, route.template);

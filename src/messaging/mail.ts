@@ -15,6 +15,9 @@ const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, sock
  * SMTP server would receive it) to <dataDir>/mailbox/<time>-<id>.eml, and a log line names the file. The
  * log never carries the mail's text (it holds a sign-in code).
  */
+/** Where mails go while SIGIL_SMTP_URL is unset. */
+export const devMailboxDir = (dataDir: string) => path.join(dataDir, "mailbox");
+
 export function createMailer(settings: Pick<VerificationSettings, "smtpUrl" | "mailFrom">, dataDir: string, log: Logger): Mailer {
   const from = settings.mailFrom;
   if (settings.smtpUrl) {
@@ -25,7 +28,7 @@ export function createMailer(settings: Pick<VerificationSettings, "smtpUrl" | "m
       },
     };
   }
-  const mailbox = path.join(dataDir, "mailbox");
+  const mailbox = devMailboxDir(dataDir);
   const render = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
   return {
     async send(mail) {

@@ -12,6 +12,9 @@ const REQUEST_TIMEOUT_MS = 10_000;
  * accountSid:authToken; any 2xx is accepted. Unset, the dev outbox: each SMS as JSON in
  * <dataDir>/sms-outbox/<time>-<id>.json and a log line naming the file (never the text: it holds a code).
  */
+/** Where SMS go while SIGIL_SMS_API_URL is unset. */
+export const devSmsOutboxDir = (dataDir: string) => path.join(dataDir, "sms-outbox");
+
 export function createSmsSender(apiUrl: string | undefined, dataDir: string, log: Logger): SmsSender {
   if (apiUrl) {
     return {
@@ -33,7 +36,7 @@ export function createSmsSender(apiUrl: string | undefined, dataDir: string, log
       },
     };
   }
-  const outbox = path.join(dataDir, "sms-outbox");
+  const outbox = devSmsOutboxDir(dataDir);
   return {
     async send(account, sms) {
       await mkdir(outbox, { recursive: true, mode: 0o700 });

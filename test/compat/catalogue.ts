@@ -22,6 +22,11 @@ export interface ClientOperation {
   /** Response model name (`Allowlist`, `Array<Allowlist>` is reported as `Allowlist` with `array`). */
   model?: string;
   array: boolean;
+  /**
+   * The type the client declares for the parsed answer (`Allowlist`, `Array<string>`, `Array<object>`), read
+   * from the class's declaration file: it also names the bare arrays the client parses without a model.
+   */
+  responseType?: string;
 }
 
 const require = createRequire(import.meta.url);
@@ -34,6 +39,7 @@ export function readClientOperations(): ClientOperation[] {
   const ops: ClientOperation[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith("Api.js"))) {
     const source = readFileSync(join(dir, file), "utf8");
+    const declarations = readFileSync(join(dir, file.replace(/\.js$/, ".d.ts")), "utf8");
     const methodRe = /\n {4}(\w+)Raw\((?:requestParameters, )?initOverrides\) \{([\s\S]*?)\n {4}\}\n/g;
     for (const m of source.matchAll(methodRe)) {
       const body = m[2];
@@ -53,13 +59,16 @@ export function readClientOperations(): ClientOperation[] {
       else if (body.includes("new TextApiResponse(")) response = "text";
       else if (body.includes("new BlobApiResponse(")) response = "blob";
       else throw new Error(`unknown response handling in ${file} ${m[1]}`);
-      ops.push({ api: file.replace(/\.js$/, ""), operation: m[1], method, path, response, model, array });
+      const declared = declarations.match(new RegExp(`\\n {4}${m[1]}Raw\\([^\\n]*\\): Promise<runtime\\.ApiResponse<(.+)>>;\\n`))?.[1];
+      const responseType = response === "json" ? declared : undefined;
+      if (response === "json" && !responseType) throw new Error(`cannot read the answer type of ${file} ${m[1]}`);
+      ops.push({ api: file.replace(/\.js$/, ""), operation: m[1], method, path, response, model, array, responseType });
     }
   }
   return ops;
 }
 
-/** Method and path of every operation of the contract (shared/spec/operations.md). */
+/** Method and path of every operation of the contract (docs/spec/operations.md). */
 export function readContractOperations(operationsMd: string): { tag: string; method: string; path: string; operation: string }[] {
   return operationsMd
     .split("\n")

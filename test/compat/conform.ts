@@ -8,26 +8,41 @@ export interface Violation {
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** A property an object answer carries that its model does not declare (the client drops it). */
+export interface Undeclared {
+  path: string;
+  model: string;
+  property: string;
+}
+
 /**
  * Checks a JSON value against a type expression of the client's models: every property the model marks
  * required is present (null only where it says `| null`), has the declared type, dates are ISO 8601
- * strings, enum values are among those declared. Properties the model does not know are allowed (the
- * client ignores them).
+ * strings, enum values are among those declared, and an array is a bare array. Every field of most models
+ * is optional, so presence alone proves nothing: an object that carries properties must carry at least one
+ * its model declares (a client reading it would otherwise find nothing it knows; an empty object is a
+ * section with nothing set). Properties the model does not
+ * declare are collected into `undeclared` (the runner reports them and allows only the decided ones).
  */
-export function conform(models: Map<string, ModelSchema>, value: unknown, type: string, path = "$"): Violation[] {
+export function conform(models: Map<string, ModelSchema>, value: unknown, type: string, path = "$", undeclared: Undeclared[] = []): Violation[] {
   type = type.trim();
   const alternatives = splitTop(type, "|");
   if (alternatives.length > 1) {
     const nullable = alternatives.includes("null");
     const rest = alternatives.filter((a) => a !== "null");
     if (value === null) return nullable ? [] : [{ path, problem: `null where ${type} is declared` }];
-    let best: Violation[] | undefined;
+    let best: { violations: Violation[]; undeclared: Undeclared[] } | undefined;
     for (const alt of rest) {
-      const v = conform(models, value, alt, path);
-      if (v.length === 0) return [];
-      if (!best || v.length < best.length) best = v;
+      const found: Undeclared[] = [];
+      const v = conform(models, value, alt, path, found);
+      if (v.length === 0) {
+        undeclared.push(...found);
+        return [];
+      }
+      if (!best || v.length < best.violations.length) best = { violations: v, undeclared: found };
     }
-    return best ?? [];
+    undeclared.push(...(best?.undeclared ?? []));
+    return best?.violations ?? [];
   }
   if (type === "any" || type === "object" || type === "unknown") {
     if (type === "object" && (value === null || typeof value !== "object")) return [{ path, problem: `expected an object, got ${show(value)}` }];
@@ -46,16 +61,16 @@ export function conform(models: Map<string, ModelSchema>, value: unknown, type: 
   const array = type.match(/^Array<(.+)>$/s);
   if (array) {
     if (!Array.isArray(value)) return [{ path, problem: `expected an array, got ${show(value)}` }];
-    return value.flatMap((item, i) => conform(models, item, array[1], `${path}[${i}]`));
+    return value.flatMap((item, i) => conform(models, item, array[1], `${path}[${i}]`, undeclared));
   }
   const record = type.match(/^\{ \[key: string\]: (.+); \}$/s);
   if (record) {
     if (typeof value !== "object" || Array.isArray(value)) return [{ path, problem: `expected an object map, got ${show(value)}` }];
-    return Object.entries(value as object).flatMap(([k, v]) => conform(models, v, record[1], `${path}.${k}`));
+    return Object.entries(value as object).flatMap(([k, v]) => conform(models, v, record[1], `${path}.${k}`, undeclared));
   }
   const model = models.get(type);
   if (!model) return [{ path, problem: `the suite cannot read the type ${type}` }];
-  if (model.kind === "alias") return conform(models, value, model.type, path);
+  if (model.kind === "alias") return conform(models, value, model.type, path, undeclared);
   if (model.kind === "enum") {
     return typeof value === "string" && model.values.includes(value)
       ? []
@@ -64,14 +79,19 @@ export function conform(models: Map<string, ModelSchema>, value: unknown, type: 
   if (typeof value !== "object" || Array.isArray(value)) return [{ path, problem: `expected a ${type} object, got ${show(value)}` }];
   const obj = value as Record<string, unknown>;
   const violations: Violation[] = [];
+  const declared = Object.keys(model.properties);
+  // An empty object says "nothing set" (a section never configured) and hides nothing from the client.
+  if (declared.length > 0 && Object.keys(obj).length > 0 && !declared.some((name) => obj[name] !== undefined))
+    violations.push({ path, problem: `carries none of the properties ${type} declares (${declared.join(", ")})` });
   for (const [name, prop] of Object.entries(model.properties)) {
     const v = obj[name];
     if (v === undefined) {
       if (!prop.optional) violations.push({ path: `${path}.${name}`, problem: `required by ${type} but missing` });
       continue;
     }
-    violations.push(...conform(models, v, prop.type, `${path}.${name}`));
+    violations.push(...conform(models, v, prop.type, `${path}.${name}`, undeclared));
   }
+  for (const name of Object.keys(obj)) if (!(name in model.properties)) undeclared.push({ path: `${path}.${name}`, model: type, property: name });
   return violations;
 }
 

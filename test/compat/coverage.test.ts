@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { clientVersion, readClientOperations } from "./catalogue.js";
-import { exceptions } from "./exceptions.js";
+import { allowedUndeclared, decisionMarker, exceptions } from "./exceptions.js";
+import { readClientModels } from "./models.js";
 import { operationsInScope } from "./runner.js";
 import { allScenarios } from "./scenarios/index.js";
 import { readFileSync } from "node:fs";
@@ -30,6 +31,18 @@ describe(`published client @dynamic-labs/sdk-api ${clientVersion}: coverage`, ()
     for (const [key, e] of Object.entries(exceptions)) {
       expect(inScope.has(key), `${key}: not an in-scope operation`).toBe(true);
       expect(decisions.includes(e.decision), `${key}: no decision "${e.decision}" in docs/decisions.md`).toBe(true);
+    }
+  });
+
+  it("every allowed extension is a property its model lacks, named in docs/decisions.md", () => {
+    const decisions = readFileSync(new URL("../../docs/decisions.md", import.meta.url), "utf8");
+    const models = readClientModels();
+    for (const a of allowedUndeclared) {
+      const model = models.get(a.model);
+      expect(model?.kind, `${a.model}: not an object model of the client`).toBe("object");
+      expect(model?.kind === "object" && a.property in model.properties, `${a.model} declares ${a.property}: not an extension`).toBe(false);
+      expect(a.reason.length, `${decisionMarker(a)}: give the reason`).toBeGreaterThan(0);
+      expect(decisions.includes(decisionMarker(a)), `no ${decisionMarker(a)} in docs/decisions.md`).toBe(true);
     }
   });
 });

@@ -3,13 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Config } from "../../src/config.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { readClientOperations, readContractOperations, scopeOf, type ClientOperation } from "./catalogue.js";
-import { conform, type Violation } from "./conform.js";
-import { exceptions } from "./exceptions.js";
+import { conform, type Undeclared, type Violation } from "./conform.js";
+import { allowedUndeclared, exceptions } from "./exceptions.js";
+import { writeCompatReport, type CompatFinding } from "./report.js";
 import { createContext, describeFailure, fillsTemplate, type CompatContext, type Exchange, type Scenarios } from "./harness.js";
 import { readClientModels } from "./models.js";
 import { neutralPath } from "../support/neutral-words.js";
 
-const contractPath = new URL("../../../shared/spec/operations.md", import.meta.url);
+// The contract as vendored into the repository (docs/spec; test/architecture/vendored-spec.test.ts keeps it in step).
+const contractPath = new URL("../../docs/spec/operations.md", import.meta.url);
 
 /** The client operations this suite must drive (see scopeOf), keyed `ApiClass.operation`. */
 export function operationsInScope(): Map<string, ClientOperation> {
@@ -32,6 +34,7 @@ export function runCompat(title: string, scenarios: Scenarios, config: Partial<C
   let app: TestApp;
   let ctx: CompatContext;
   const wire: Exchange[] = [];
+  const findings: CompatFinding[] = [];
 
   describe(`published client conformance: ${title}`, () => {
     beforeAll(async () => {
@@ -39,7 +42,10 @@ export function runCompat(title: string, scenarios: Scenarios, config: Partial<C
       const tenant = await app.bootstrap({ ownerEmail: `compat-${Date.now()}-${Math.random().toString(16).slice(2)}@example.com` });
       ctx = createContext(app, tenant, wire);
     });
-    afterAll(() => app?.stop());
+    afterAll(async () => {
+      writeCompatReport(title, findings);
+      await app?.stop();
+    });
 
     for (const [key, scenario] of Object.entries(scenarios)) {
       it(key, async () => {
@@ -62,8 +68,11 @@ export function runCompat(title: string, scenarios: Scenarios, config: Partial<C
           expect(last.status, `${key}: the client parses JSON, a 204 has none`).not.toBe(204);
           expect(last.contentType ?? "", `${key}: content type`).toMatch(/^application\/json/);
           const body = JSON.parse(last.text);
-          const violations = op!.model ? conform(models, body, op!.array ? `Array<${op!.model}>` : op!.model) : [];
+          const undeclared: Undeclared[] = [];
+          const violations = conform(models, body, op!.responseType!, "$", undeclared);
+          findings.push({ operation: key, responseType: op!.responseType!, violations, undeclared });
           expectOnlyExcepted(key, violations);
+          expectOnlyDecidedExtensions(key, undeclared);
         }
       });
     }
@@ -73,10 +82,20 @@ export function runCompat(title: string, scenarios: Scenarios, config: Partial<C
 function expectOnlyExcepted(key: string, violations: Violation[]): void {
   const exception = exceptions[key];
   const allowed = exception?.allow ?? [];
-  const unexpected = violations.filter((v) => !allowed.some((a) => a.path === v.path && a.problem.test(v.problem)));
+  const at = (a: { path: string | RegExp }, path: string) => (typeof a.path === "string" ? a.path === path : a.path.test(path));
+  const unexpected = violations.filter((v) => !allowed.some((a) => at(a, v.path) && a.problem.test(v.problem)));
   expect(unexpected.map((v) => `${v.path}: ${v.problem}`), `${key}: differs from the client's model`).toEqual([]);
   for (const a of allowed) {
-    const used = violations.some((v) => v.path === a.path && a.problem.test(v.problem));
+    const used = violations.some((v) => at(a, v.path) && a.problem.test(v.problem));
     expect(used, `${key}: the exception for ${a.path} (decision "${exception!.decision}") matches nothing: remove it`).toBe(true);
   }
+}
+
+/** A property the model does not declare passes only where docs/decisions.md names it (exceptions.ts). */
+function expectOnlyDecidedExtensions(key: string, undeclared: Undeclared[]): void {
+  const unexpected = undeclared.filter((u) => !allowedUndeclared.some((a) => a.model === u.model && a.property === u.property));
+  expect(
+    unexpected.map((u) => `${u.path}: ${u.model} does not declare ${u.property}`),
+    `${key}: properties the client's model does not declare`,
+  ).toEqual([]);
 }

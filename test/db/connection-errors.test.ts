@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { closeDatabase, connectDatabase, type Database } from "../../src/db/db.js";
 import { testEnv } from "../setup/env.js";
+import { waitFor } from "../support/poll.js";
 
 // pg-pool's end() resolves before its clients' sockets have closed, and pg-promise drops its pool 'error'
 // listener when the pool ends; a client's late error (the embedded Postgres stopping right then sends a
@@ -27,7 +28,7 @@ it("goes on serving after the server terminates a connection", async () => {
   try {
     const { pid } = await db.one<{ pid: number }>("SELECT pg_backend_pid() AS pid");
     expect((await killer.one<{ ok: boolean }>("SELECT pg_terminate_backend($1) AS ok", [pid])).ok).toBe(true);
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor("the pool to drop the terminated connection", () => db.$pool.totalCount === 0);
     expect((await db.one<{ one: number }>("SELECT 1 AS one")).one).toBe(1);
   } finally {
     await closeDatabase(db);

@@ -3,6 +3,7 @@ import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
+import { AnalyticsApi, Configuration, EnvironmentsApi } from "@dynamic-labs/sdk-api";
 import { AnalyticsService } from "../../src/gen/sigil/analytics/v0/analytics_service_pb.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
@@ -229,35 +230,25 @@ describe("analytics over seeded data", () => {
     expect(res.body).toEqual({ range, days, uniqueVisitors: 3, visits: series, summedSessionsCount: 5, summedTotalUniqueCount: 3 });
   });
 
-  it("statistics/visitors: unique visitors in the range", async () => {
+  it("statistics/visitors: users and visitors, all time and unique in the range", async () => {
     const res = await get(`/statistics/visitors?${RANGE}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ range, count: 3 });
-    // One day only, given as date-times (their UTC day counts).
+    // Users: six live (u6 is deleted), four with a session in the range (u1, u2, u4, u7). Visitors: a..e all
+    // time, a, b and c in the range.
+    expect(res.body).toEqual({ users: { count: 6, uniquePastMonth: 4 }, visitors: { count: 5, uniquePastMonth: 3 } });
+    // One day only, given as date-times (their UTC day counts): a and b visited, nobody signed in.
     const day = await get(`/statistics/visitors?startDate=2025-03-01T10:00:00Z&endDate=2025-03-01T11:00:00Z`);
-    expect(day.body).toEqual({ range: { startDate: "2025-03-01", endDate: "2025-03-01" }, count: 2 });
+    expect(day.body).toEqual({ users: { count: 6, uniquePastMonth: 0 }, visitors: { count: 5, uniquePastMonth: 2 } });
   });
 
-  it("analytics/wallets: by chain and provider", async () => {
+  it("analytics/wallets: the bare array of wallets created in the range by chain and provider", async () => {
     const res = await get(`/analytics/wallets?${RANGE}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({
-      range,
-      total: 3,
-      byChain: [
-        { key: "EVM", count: 2 },
-        { key: "SOL", count: 1 },
-      ],
-      byProvider: [
-        { key: "browserExtension", count: 2 },
-        { key: "embeddedWallet", count: 1 },
-      ],
-      byChainAndProvider: [
-        { chain: "EVM", provider: "browserExtension", count: 1 },
-        { chain: "EVM", provider: "embeddedWallet", count: 1 },
-        { chain: "SOL", provider: "browserExtension", count: 1 },
-      ],
-    });
+    expect(res.body).toEqual([
+      { chain: "EVM", provider: "browserExtension", count: 1 },
+      { chain: "EVM", provider: "embeddedWallet", count: 1 },
+      { chain: "SOL", provider: "browserExtension", count: 1 },
+    ]);
   });
 
   it("analytics/walletsBreakdown: live wallets per wallet name, all time and in the range, by chain", async () => {
@@ -369,8 +360,48 @@ describe("tenancy", () => {
     }
     // Each tenant sees its own numbers: the other one has one more visitor (z).
     const own = await get(`/statistics/visitors?${RANGE}`, other.token, other.environmentId);
-    expect(own.body.count).toBe(4);
-    expect((await get(`/statistics/visitors?${RANGE}`, t.memberToken)).body.count).toBe(3);
+    expect(own.body.visitors).toEqual({ count: 6, uniquePastMonth: 4 });
+    expect((await get(`/statistics/visitors?${RANGE}`, t.memberToken)).body.visitors).toEqual({ count: 5, uniquePastMonth: 3 });
+  });
+});
+
+describe("through the published client", () => {
+  const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
+  const clientOf = <T>(cls: new (c: Configuration) => T, token: string) =>
+    new cls(new Configuration({ basePath: `${app.baseUrl}/api/v0`, accessToken: token, headers: { Authorization: `Bearer ${token}` } }));
+
+  it("getVisitorsCountByEnvironmentId reads users and visitors: all time, and unique over the last 30 days", async () => {
+    const recent = await app.bootstrap({ ownerEmail: `analytics-recent-${randomUUID()}@example.com` });
+    const env = recent.environmentId;
+    const user = async (deleted = false) =>
+      (await app.db.one(`INSERT INTO users (id, environment_id, deleted_at) VALUES (gen_random_uuid(), $1, $2) RETURNING id`, [env, deleted ? daysAgo(1) : null])).id;
+    const [old, active, gone] = [await user(), await user(), await user(true)];
+    await user(); // never signed in
+    const session = (userId: string, at: string) =>
+      app.db.none(`INSERT INTO sessions (id, environment_id, user_id, created_at) VALUES (gen_random_uuid(), $1, $2, $3)`, [env, userId, at]);
+    await session(old, daysAgo(40));
+    await session(active, daysAgo(2));
+    await session(active, daysAgo(1));
+    await session(gone, daysAgo(1));
+    const visit = (visitor: string, at: string) =>
+      app.db.none(`INSERT INTO visits (id, environment_id, visitor_id, created_at) VALUES (gen_random_uuid(), $1, $2, $3)`, [env, visitor, at]);
+    await visit("p", daysAgo(40));
+    await visit("q", daysAgo(3));
+    await visit("q", daysAgo(2));
+    await visit("r", daysAgo(0));
+
+    const counts = await clientOf(EnvironmentsApi, recent.token).getVisitorsCountByEnvironmentId({ environmentId: env });
+    // Live users: three (one deleted); with a session in the last 30 days: one (a deleted user's do not count).
+    expect(counts).toEqual({ users: { count: 3, uniquePastMonth: 1 }, visitors: { count: 3, uniquePastMonth: 2 } });
+  });
+
+  it("getWalletsBreakdown answers the bare array the client parses", async () => {
+    const breakdown = await clientOf(AnalyticsApi, t.token).getWalletsBreakdown({ environmentId: t.environmentId, ...range });
+    expect(breakdown).toEqual([
+      { chain: "EVM", provider: "browserExtension", count: 1 },
+      { chain: "EVM", provider: "embeddedWallet", count: 1 },
+      { chain: "SOL", provider: "browserExtension", count: 1 },
+    ]);
   });
 });
 
@@ -382,7 +413,12 @@ describe("over gRPC", () => {
     expect(overview.activeUsers.map((p) => p.nUsers)).toEqual([2, 3, 1]);
     expect(overview.range).toMatchObject(range);
     const visitors = await client.getVisitorsCount({ environmentId: t.environmentId, ...range }, { headers });
-    expect(visitors.count).toBe(3);
+    expect(visitors.users).toMatchObject({ count: 6, uniquePastMonth: 4 });
+    expect(visitors.visitors).toMatchObject({ count: 5, uniquePastMonth: 3 });
+    // RPC keeps the totals beside the list REST answers bare.
+    const wallets = await client.getWalletsBreakdown({ environmentId: t.environmentId, ...range }, { headers });
+    expect(wallets.total).toBe(3);
+    expect(wallets.byChainAndProvider).toHaveLength(3);
     await expect(client.getVisitorsCount({ environmentId: t.environmentId, startDate: "2020-01-01", endDate: "2025-01-01" }, { headers })).rejects.toMatchObject({
       code: 3,
     });

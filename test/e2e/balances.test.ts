@@ -1,9 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { ChainEnum, Configuration, SDKApi } from "@dynamic-labs/sdk-api";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
+import { BalancesService } from "../../src/gen/sigil/balances/v0/balances_service_pb.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
 
@@ -105,6 +109,50 @@ describe("balances of a user's wallets", () => {
     expect(swapped).not.toBe(sol.publicKey);
     const res = await balances(userId, [{ address: swapped, chain: "SOL", networkIds: [101] }]);
     expect(res.status, res.text).toBe(404);
+  });
+
+  it("finds every address the user holds, as the published client sends it: additional addresses and WaaS wallets", async () => {
+    const userId = await createUser();
+    // A Bitcoin wallet: its ordinals address, with the payment address the SDK also asks balances for.
+    const ordinals = "bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297";
+    const payment = "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq";
+    const linked = await call(app.baseUrl, "POST", `/environments/${t.environmentId}/users/${userId}/wallets`, {
+      token: t.token,
+      body: { publicWalletAddress: ordinals, chain: "BTC", walletName: "xverse", walletProvider: "browserExtension", additionalWalletAddresses: [{ address: payment, type: "payment" }] },
+    });
+    expect(linked.status, linked.text).toBe(201);
+    // A WaaS wallet the management API made for the user.
+    const waas = await call(app.baseUrl, "POST", `/environments/${t.environmentId}/waas/create`, { token: t.token, body: { identifier: userId, type: "id", chains: ["EVM"] } });
+    expect(waas.status, waas.text).toBe(201);
+    const waasAddress: string = waas.body.wallet.address;
+
+    const sdk = new SDKApi(new Configuration({ basePath: `${app.baseUrl}/api/v0`, accessToken: t.token, headers: { Authorization: `Bearer ${t.token}` } }));
+    const res = await sdk.getUserAccountBalances({
+      environmentId: t.environmentId,
+      userId,
+      multichainAccountBalancesRequest: {
+        balanceRequests: [
+          { address: payment, chain: ChainEnum.Btc, networkIds: [1] },
+          { address: ordinals.toUpperCase(), chain: ChainEnum.Btc, networkIds: [1] },
+          { address: waasAddress.toLowerCase(), chain: ChainEnum.Evm, networkIds: [1, 8453] },
+        ],
+      },
+    });
+    expect(res).toEqual({
+      chainBalances: [
+        { walletAddress: payment, chain: "BTC", networks: [{ networkId: 1 }] },
+        { walletAddress: ordinals, chain: "BTC", networks: [{ networkId: 1 }] },
+        { walletAddress: waasAddress, chain: "EVM", networks: [{ networkId: 1 }, { networkId: 8453 }] },
+      ],
+    });
+    // The payment address is a Bitcoin address of the user, not an EVM one.
+    expect((await balances(userId, [{ address: payment, chain: "EVM", networkIds: [1] }])).status).toBe(404);
+    // Over gRPC alike.
+    const grpc = createClient(BalancesService, createGrpcTransport({ baseUrl: app.baseUrl }));
+    const headers = { authorization: `Bearer ${t.token}` };
+    const overGrpc = await grpc.getUserAccountBalances({ environmentId: t.environmentId, userId, balanceRequests: [{ address: waasAddress.toLowerCase(), chain: "EVM", networkIds: [1n] }] }, { headers });
+    expect(overGrpc.chainBalances[0]?.walletAddress).toBe(waasAddress);
+    await expect(grpc.getUserAccountBalances({ environmentId: t.environmentId, userId, balanceRequests: [{ address: payment, chain: "EVM", networkIds: [1n] }] }, { headers })).rejects.toMatchObject({ code: 5 });
   });
 
   it("answers 404 for an address that is not one of the user's live wallets, whatever else was asked", async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
-import { Worker, bundleWorkflowCode, NativeConnection } from "@temporalio/worker";
+import { Worker, NativeConnection } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createActivities } from "../../src/activities/index.js";
 import type { Deps } from "../../src/domain/deps.js";
@@ -12,9 +12,10 @@ import { createApiHandler } from "../../src/server/app.js";
 import { createDualServer } from "../../src/server/listen.js";
 import { createFlows } from "../../src/temporal/flows.js";
 import { workflowIds } from "../../src/temporal/ids.js";
-import { workflowsPath } from "../../src/temporal/worker.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
+import { waitFor } from "../support/poll.js";
+import { testWorkflowBundle } from "../support/workflow-bundle.js";
 
 const COLUMNS = ["id", "email", "phoneNumber", "alias", "firstName", "lastName", "username", "createdAt", "updatedAt", "walletAddresses"];
 const USERS = 300;
@@ -122,15 +123,13 @@ async function createExport(body: Record<string, unknown>, token = t.token, base
   return res.body;
 }
 
-async function waitFor(exportId: string, status: string, timeoutMs = 30_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
+async function waitForExport(exportId: string, status: string, timeoutMs = 30_000) {
+  const exportNow = async () => {
     const res = await call(app.baseUrl, "GET", `/environments/${t.environmentId}/exports/${exportId}`, { token: t.token });
     expect(res.status, res.text).toBe(200);
-    if (res.body.status === status) return res.body;
-    if (Date.now() > until) throw new Error(`export ${exportId} is ${res.body.status}, not ${status}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
+    return res.body;
+  };
+  return waitFor(`export ${exportId} to be ${status}`, exportNow, { until: (body) => body.status === status, timeoutMs, intervalMs: 150 });
 }
 
 async function download(exportId: string, token = t.token, base = dlBase) {
@@ -157,7 +156,7 @@ describe("POST /environments/{environmentId}/exports and the export workflow", (
     const created = await createExport({ format: "csv", model: "users" });
     expect(created).toMatchObject({ status: "pending", format: "csv", model: "users", environmentId: t.environmentId, rowCount: 0 });
     expect(created.completedAt).toBeNull();
-    const done = await waitFor(created.id, "completed");
+    const done = await waitForExport(created.id, "completed");
     const expected = await expectedUsers();
     expect(done.rowCount).toBe(expected.length);
     expect(expected.length).toBe(USERS);
@@ -198,7 +197,7 @@ describe("POST /environments/{environmentId}/exports and the export workflow", (
 
   it("exports JSON: one array of users with their wallet addresses, no secrets", async () => {
     const created = await createExport({ format: "json", model: "users" });
-    const done = await waitFor(created.id, "completed");
+    const done = await waitForExport(created.id, "completed");
     const file = await download(created.id);
     expect(file.status).toBe(200);
     expect(file.headers.get("content-type")).toBe("application/json; charset=utf-8");
@@ -222,7 +221,7 @@ describe("POST /environments/{environmentId}/exports and the export workflow", (
 
   it("applies the filter", async () => {
     const created = await createExport({ format: "json", model: "users", filter: { filterColumn: "email", filterValue: "USER1" } });
-    await waitFor(created.id, "completed");
+    await waitForExport(created.id, "completed");
     const users = JSON.parse((await download(created.id)).text);
     const n = await app.db.one(`SELECT count(*) AS n FROM users WHERE environment_id = $1 AND deleted_at IS NULL AND email ILIKE '%user1%'`, [
       t.environmentId,
@@ -232,7 +231,7 @@ describe("POST /environments/{environmentId}/exports and the export workflow", (
     expect(users.every((u: any) => u.email.includes("user1"))).toBe(true);
 
     const byWallet = await createExport({ format: "csv", model: "users", filter: { filterColumn: "walletPublicKey", filterValue: "sol-u2" } });
-    const done = await waitFor(byWallet.id, "completed");
+    const done = await waitForExport(byWallet.id, "completed");
     expect(done.rowCount).toBe(1);
     expect(done.filter).toMatchObject({ filterColumn: "walletPublicKey", filterValue: "sol-u2" });
     const rows = parseCsv((await download(byWallet.id)).text);
@@ -243,7 +242,7 @@ describe("POST /environments/{environmentId}/exports and the export workflow", (
       model: "users",
       filter: { createdAfter: "2025-01-01T00:10:00Z", createdBefore: "2025-01-01T00:20:00Z" },
     });
-    expect((await waitFor(window.id, "completed")).rowCount).toBe(10);
+    expect((await waitForExport(window.id, "completed")).rowCount).toBe(10);
   });
 
   it("records the creation in the audit log", async () => {
@@ -252,7 +251,7 @@ describe("POST /environments/{environmentId}/exports and the export workflow", (
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ action: "export.created", environment_id: t.environmentId, actor_token_id: t.tokenId });
     expect(rows[0].changes.after).toMatchObject({ id: created.id, format: "csv", model: "users", status: "pending" });
-    await waitFor(created.id, "completed");
+    await waitForExport(created.id, "completed");
   });
 
   it("rejects bad input with 400 and stores nothing", async () => {
@@ -297,8 +296,9 @@ describe("status, listing and download rules", () => {
     const taskQueue = `exports-late-${randomUUID()}`;
     const base = await serveWith({ ...app.deps, flows: createFlows(app.temporal, taskQueue) });
     const created = await createExport({ format: "json", model: "users" }, t.token, base);
+    // Nothing to wait for: the test is that the export stays pending for this time without a worker.
     await new Promise((r) => setTimeout(r, 1500));
-    expect((await waitFor(created.id, "pending")).status).toBe("pending");
+    expect((await waitForExport(created.id, "pending")).status).toBe("pending");
     expect((await download(created.id)).status).toBe(422);
     // The workflow exists under its readable id, waiting for a worker.
     const handle = app.temporal.workflow.getHandle(workflowIds.export(created.id));
@@ -310,11 +310,11 @@ describe("status, listing and download rules", () => {
       namespace: app.config.temporalNamespace,
       taskQueue,
       activities: createActivities(app.deps),
-      workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: quiet }),
+      workflowBundle: await testWorkflowBundle(),
     });
     try {
       await worker.runUntil(async () => {
-        const done = await waitFor(created.id, "completed");
+        const done = await waitForExport(created.id, "completed");
         expect(done.rowCount).toBe(USERS);
         expect(JSON.parse((await download(created.id)).text)).toHaveLength(USERS);
         expect((await handle.result()).status).toBe("completed");
@@ -352,7 +352,7 @@ describe("status, listing and download rules", () => {
 
   it("answers 404 to other tenants and 401 without a token, on every export path", async () => {
     const created = await createExport({ format: "csv", model: "users" });
-    await waitFor(created.id, "completed");
+    await waitForExport(created.id, "completed");
     for (const token of [other.token, other.memberToken]) {
       for (const p of [`/environments/${t.environmentId}/exports`, `/environments/${t.environmentId}/exports/${created.id}`]) {
         const res = await call(app.baseUrl, "GET", p, { token });
@@ -381,7 +381,7 @@ describe("status, listing and download rules", () => {
 describe("large exports", () => {
   let big: BootstrapResult;
   const BIG = 16_000;
-  let bundle: Awaited<ReturnType<typeof bundleWorkflowCode>>;
+  let bundle: Awaited<ReturnType<typeof testWorkflowBundle>>;
 
   beforeAll(async () => {
     big = await app.bootstrap({ ownerEmail: `exports-big-${randomUUID()}@example.com` });
@@ -392,19 +392,19 @@ describe("large exports", () => {
        FROM generate_series(1, $2) i`,
       [big.environmentId, BIG],
     );
-    bundle = await bundleWorkflowCode({ workflowsPath, logger: quiet });
+    bundle = await testWorkflowBundle();
   }, 60_000);
 
   const bigCall = (method: string, p: string, body?: unknown, base = app.baseUrl) =>
     call(base, method, `/environments/${big.environmentId}${p}`, { token: big.token, body });
   async function bigWait(id: string, timeoutMs = 60_000) {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
+    const exportNow = async () => {
       const res = await bigCall("GET", `/exports/${id}`);
-      if (res.body.status === "completed") return res.body;
-      if (res.body.status === "failed" || Date.now() > until) throw new Error(`export ${id} is ${res.body.status}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+      // A failed export will not complete: fail now, naming it.
+      expect(res.body.status, `export ${id}`).not.toBe("failed");
+      return res.body;
+    };
+    return waitFor(`export ${id} to complete`, exportNow, { until: (body) => body.status === "completed", timeoutMs, intervalMs: 200 });
   }
   const chunkSeqs = async (id: string) =>
     (await app.db.any(`SELECT seq, length(data) AS n FROM export_chunks WHERE export_id = $1 ORDER BY seq`, [id])) as { seq: number; n: number }[];
@@ -471,11 +471,7 @@ describe("large exports", () => {
     try {
       const first = await newWorker();
       const firstRun = first.run();
-      const until = Date.now() + 30_000;
-      while ((await chunkSeqs(created.id)).length < 2) {
-        if (Date.now() > until) throw new Error("the first attempt never got going");
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await waitFor("the first attempt's first two chunks", async () => (await chunkSeqs(created.id)).length >= 2, { timeoutMs: 30_000, intervalMs: 50 });
       expect((await bigCall("GET", `/exports/${created.id}`)).body.phase).toBe("running");
       // Stop the first worker mid-file, then let its blocked write go: it must not corrupt the file.
       first.shutdown();
@@ -510,7 +506,7 @@ describe("large exports", () => {
 describe("over Connect and gRPC", () => {
   it("reads an export and streams its file in chunks", async () => {
     const created = await createExport({ format: "csv", model: "users" });
-    await waitFor(created.id, "completed");
+    await waitForExport(created.id, "completed");
     const rest = await download(created.id);
     const headers = { authorization: `Bearer ${t.token}` };
 
@@ -546,7 +542,7 @@ describe("the REST download runs through the same chain as every call", () => {
     const lines: Record<string, unknown>[] = [];
     const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
     const created = await createExport({ format: "csv", model: "users" });
-    await waitFor(created.id, "completed");
+    await waitForExport(created.id, "completed");
 
     const logged = await serveWith({ ...app.deps, log });
     const ok = await fetch(`${logged}/api/v0/environments/${t.environmentId}/exports/${created.id}/download`, {
@@ -576,5 +572,3 @@ describe("the REST download runs through the same chain as every call", () => {
   });
 });
 
-const noop = () => {};
-const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };

@@ -8,6 +8,7 @@ import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { newWebhookSecret, sealWebhookSecret } from "../../src/domain/webhooks/secret.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
+import { waitFor } from "../support/poll.js";
 import { Receiver } from "../support/receiver.js";
 
 // Issue 10, "fairness between tenants": one tenant's webhooks aimed at black holes (a TCP server that
@@ -44,16 +45,6 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false | 0>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 async function addWebhook(environmentId: string, url: string, eventNames = ["*"]): Promise<string> {
   const id = randomUUID();
   await app.db.none(
@@ -89,10 +80,10 @@ async function exportStartMs(b: BootstrapResult): Promise<number> {
   const t0 = performance.now();
   const res = await call(app.baseUrl, "POST", `/environments/${b.environmentId}/exports`, { token: b.token, body: { format: "csv", model: "users" } });
   expect(res.status, res.text).toBe(201);
-  await until(
+  await waitFor(
     "the export to start",
     async () => (await call(app.baseUrl, "GET", `/environments/${b.environmentId}/exports/${res.body.id}`, { token: b.token })).body.status !== "pending",
-    300_000,
+    { timeoutMs: 300_000 },
   );
   return Math.round(performance.now() - t0);
 }
@@ -119,10 +110,9 @@ describe("fairness between tenants", () => {
     await burst(a, EVENTS);
 
     // A's backlog is running: its events are fanned out and requests hang in the black holes.
-    await until("A's events to be dispatched", async () =>
-      (await app.db.one(`SELECT count(*)::int AS n FROM events WHERE environment_id = $1 AND dispatched_at IS NULL`, [a.environmentId])).n === 0,
-    60_000);
-    await until("A's attempts to hang", async () => sockets.size >= 10, 60_000);
+    await waitFor("A's events to be dispatched", async () =>
+      (await app.db.one(`SELECT count(*)::int AS n FROM events WHERE environment_id = $1 AND dispatched_at IS NULL`, [a.environmentId])).n === 0, { timeoutMs: 60_000 });
+    await waitFor("A's attempts to hang", async () => sockets.size >= 10, { timeoutMs: 60_000 });
 
     // Sample A's in-flight attempts (recorded before the request, finished after) and running workflows.
     const seen = { inFlightEnv: 0, inFlightEndpoint: 0, running: 0, runningEndpoint: 0 };
@@ -143,7 +133,7 @@ describe("fairness between tenants", () => {
         seen.inFlightEndpoint = Math.max(seen.inFlightEndpoint, r.top);
         seen.running = Math.max(seen.running, w.total);
         seen.runningEndpoint = Math.max(seen.runningEndpoint, w.top);
-        await sleep(200);
+        await sleep(200); // the sampling interval, not a wait for something
       }
     })();
 
@@ -156,7 +146,7 @@ describe("fairness between tenants", () => {
       for (let round = 0; round < 5; round++) {
         busy.export.push(await exportStartMs(b));
         busy.recovery.push(await recoveryMs(b, user.body.user.id));
-        await sleep(4000);
+        await sleep(4000); // spreads the rounds over the window, not a wait for something
       }
     } finally {
       sampling = false;
@@ -225,7 +215,7 @@ describe("the per-environment cap on running deliveries", () => {
       }
       let maxRunning = 0;
       let maxPerEndpoint = 0;
-      await until(
+      await waitFor(
         "every message delivered",
         async () => {
           const r = await capped.db.one(
@@ -242,7 +232,7 @@ describe("the per-environment cap on running deliveries", () => {
           maxPerEndpoint = Math.max(maxPerEndpoint, r.top);
           return r.delivered === 2 * N;
         },
-        60_000,
+        { timeoutMs: 60_000 },
       );
       expect(maxRunning).toBeGreaterThan(0);
       expect(maxRunning).toBeLessThanOrEqual(4);
@@ -282,7 +272,7 @@ describe("the orphan sweep under the budget", () => {
           [m, t.environmentId, id, { type: "ping", messageId: m }, null, i],
         );
       }
-      await until("both delivered", async () => rx.received("/orphan-hold").length >= 2, 30_000);
+      await waitFor("both delivered", async () => rx.received("/orphan-hold").length >= 2, { timeoutMs: 30_000 });
       const [first, second] = rx.received("/orphan-hold");
       expect(first!.headers["webhook-id"]).toBe(ids[0]);
       expect(second!.headers["webhook-id"]).toBe(ids[1]);

@@ -129,7 +129,7 @@ async function fingerprint(): Promise<string> {
 
 describe("every management operation", () => {
   it("is routed: operations.md's management rows all have a REST binding", () => {
-    const spec = readFileSync(path.resolve(import.meta.dirname, "../../../shared/spec/operations.md"), "utf8");
+    const spec = readFileSync(path.resolve(import.meta.dirname, "../../docs/spec/operations.md"), "utf8");
     const rows = spec
       .split("\n")
       .map((l) => l.split("|").map((c) => c.trim()))

@@ -168,7 +168,10 @@ describe("TOTP, the whole flow through the published client", () => {
     for (let i = 0; i < 5; i++) expect((await attempt(bad)).status).toBe(422);
     const locked = await attempt(u.phone.next());
     expect(locked.status).toBe(429);
-    expect(locked.body).toMatchObject({ code: "factor_locked", payload: { retryAfterSeconds: 60 } });
+    // A fixed bound (no setting changes it): the payload names it, without a setting.
+    expect(locked.body).toMatchObject({ code: "factor_locked", payload: { scope: "factor", limit: 5, window: "1h", retryAfterSeconds: 60 } });
+    expect(locked.body.payload.setting).toBeUndefined();
+    expect(locked.body.error).toBe("too many wrong totp answers: at most 5 an hour, then the factor is locked; retry in 60 s");
     expect(Number(locked.headers.get("retry-after"))).toBe(60);
     // The lock runs out (as if a minute passed); five more wrong codes lock it for twice as long.
     await app.store.del(`mfa:guard:${t.environmentId}:${u.userId}:totp:lock`);

@@ -28,6 +28,7 @@ const addOrigin = async (t: BootstrapResult, origin: string) => {
   expect(res.status, res.text).toBe(201);
   return res.body.origin as { id: string };
 };
+// Time is the subject of the sleeps here: the origin cache's TTL passing.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A browser's preflight of POST with JSON and a bearer token from `origin`. */

@@ -52,6 +52,14 @@ describe("publishing SDK events", () => {
     expect(statuses).toEqual([202, 202, 202, 202, 202, 429, 429]);
     expect(last!.body).toMatchObject({ code: "rate_limited", error: expect.any(String), payload: { scope: "address" } });
     expect(Number(last!.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(last!.body.payload).toEqual({
+      scope: "address",
+      limit: 5,
+      window: "1m",
+      setting: "SIGIL_SDK_EVENTS_PER_ADDRESS_PER_MINUTE",
+      retryAfterSeconds: Number(last!.retryAfter),
+    });
+    expect(last!.body.error).toContain("at most 5 a minute (SIGIL_SDK_EVENTS_PER_ADDRESS_PER_MINUTE)");
     expect(await clientEventCount(t.environmentId)).toBe(5);
   });
 
@@ -64,7 +72,10 @@ describe("publishing SDK events", () => {
     expect(statuses).toEqual([202, 202, 202, 202, 202, 202, 202, 202, 429]);
     expect(await clientEventCount(t.environmentId)).toBe(8);
     const last = await publishFrom("127.0.0.24", t.environmentId);
-    expect(last.body).toMatchObject({ code: "rate_limited", payload: { scope: "environment" } });
+    expect(last.body).toMatchObject({
+      code: "rate_limited",
+      payload: { scope: "environment", limit: 8, window: "1m", setting: "SIGIL_SDK_EVENTS_PER_ENVIRONMENT_PER_MINUTE" },
+    });
     expect((await publishFrom("127.0.0.24", other.environmentId)).status).toBe(202);
   });
 

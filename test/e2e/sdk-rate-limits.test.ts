@@ -34,6 +34,8 @@ describe("SDK rate limit: 60 calls per 10 s per client address, in the shared st
     expect(over.status).toBe(429);
     expect(over.body).toMatchObject({ code: "rate_limited" });
     const retryAfter = Number(over.headers.get("retry-after"));
+    expect(over.body.payload).toEqual({ scope: "address", limit: 60, window: "10s", setting: "SIGIL_SDK_RATE_LIMIT_PER_10S", retryAfterSeconds: retryAfter });
+    expect(over.body.error).toBe(`too many SDK requests from this address: at most 60 per 10 s (SIGIL_SDK_RATE_LIMIT_PER_10S); retry in ${retryAfter} s`);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(10);
     // The management surface counts per token, apart from the SDK's window.

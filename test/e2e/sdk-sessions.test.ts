@@ -109,6 +109,7 @@ describe("session tokens", () => {
     expect(await check(expired)).toBe(401);
     const shortLived = await new SignJWT({ ...claims, iat: now, exp: now + 2 }).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.key);
     expect(await check(shortLived)).toBe(200);
+    // Time is the subject: the token's own exp (whole seconds) passes.
     await new Promise((r) => setTimeout(r, 2100));
     expect(await check(shortLived)).toBe(401);
   });
@@ -117,6 +118,7 @@ describe("session tokens", () => {
 describe("refresh and revoke", () => {
   it("refreshAuth answers a new token for the same session, a full lifetime from now", async () => {
     const s = await signInAs(app, t.environmentId);
+    // Time is the subject: a second later (exp has whole seconds), the new token's lifetime ends later.
     await new Promise((r) => setTimeout(r, 1100));
     const r = await sdk(s.jwt).refreshAuth({ environmentId: t.environmentId });
     expect(r.jwt).not.toBe(s.jwt);
@@ -174,7 +176,7 @@ describe("key rotation", () => {
     const before = await signInAs(app, x.environmentId);
     const res = await call(app.baseUrl, "PUT", `/environments/${x.environmentId}`, {
       token: x.token,
-      body: { security: { jwtExpirationSeconds: 3600, jwtSigningAlgorithm: "RS256" } },
+      body: { security: { jwtDuration: { amount: 1, unit: "hours" }, jwtSigningAlgorithm: "RS256" } },
     });
     expect(res.status, res.text).toBe(200);
     const jwks = (await call(app.baseUrl, "GET", `/sdk/${x.environmentId}/.well-known/jwks.json`)).body;

@@ -38,7 +38,7 @@ describe("getEnvironmentSettings", () => {
       chains: [{ name: "EVM", enabled: true }, { name: "SOL", enabled: false }],
       design: { modal: { theme: "dark", primaryColor: "#123456" } },
       privacy: { collectIp: false },
-      security: { jwtExpirationSeconds: 7200 },
+      security: { jwtDuration: { amount: 2, unit: "hours" } },
     });
     const oidc = await manage(t, "POST", `/environments/${env}/settings/providers`, {
       provider: "oidc", clientId: "client-abc", clientSecret: "oidc-secret-value", authorizationUrl: "https://issuer.example/authorize",

@@ -7,8 +7,10 @@ import { hashMessage, parseTransaction, recoverMessageAddress, recoverTransactio
 import { recoverAuthorizationAddress } from "viem/utils";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Configuration, WaasApi, WaasChainEnum, WaasPolicyRuleType } from "@dynamic-labs/sdk-api";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { SdkWaasService } from "../../src/gen/sigil/waas/v0/sdk_waas_service_pb.js";
+import { WaasService } from "../../src/gen/sigil/waas/v0/waas_service_pb.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
 import { refused, sdkFor } from "../support/sdk-client.js";
@@ -237,6 +239,114 @@ describe("what is signed, and the WaaS policy", () => {
       signMessageWithWaasRequest: { message: "", context: { evmTransaction: { to: "0x000000000000000000000000000000000000bEEF", chainId: 1, value: "1" } } as never },
     });
     expect(opened.roomId).toBeTruthy();
+  });
+});
+
+describe("a rule's chainIds", () => {
+  it("limit its rule to the chains a request is bound to, through the published client (REST) and over gRPC", async () => {
+    const p = await app.bootstrap({ ownerEmail: `waas-chains-${randomUUID()}@example.com` });
+    const u = await endUser(p.environmentId);
+    const w = await createWallet(u);
+    const sol = await createWallet(u, "SVM");
+    const management = new WaasApi(new Configuration({ basePath: `${app.baseUrl}/api/v0`, accessToken: p.token, headers: { Authorization: `Bearer ${p.token}` } }));
+    const created = await management.createWaasPolicy({
+      environmentId: p.environmentId,
+      waasPolicyCreateRequest: {
+        rulesToAdd: [
+          { name: "base and polygon", ruleType: WaasPolicyRuleType.Allow, chain: WaasChainEnum.Evm, chainIds: [8453, 137] },
+          { name: "solana", ruleType: WaasPolicyRuleType.Allow, chain: WaasChainEnum.Svm },
+          { name: "not on solana mainnet", ruleType: WaasPolicyRuleType.Deny, chain: WaasChainEnum.Svm, chainIds: [101] },
+        ],
+      },
+    });
+    expect(created.policyContent.map((r) => r.chainIds)).toEqual([[8453, 137], [], [101]]);
+    const baseRule = created.policyContent[0]!.ruleId!;
+
+    const signEvm = (context: Record<string, unknown>, message = "") =>
+      u.sdk.signMessage({ environmentId: u.environmentId, walletId: w.walletId, signMessageWithWaasRequest: { message, context: context as never } });
+    const tx = (chainId: number) => ({ evmTransaction: { to: "0x000000000000000000000000000000000000dEaD", chainId, value: "1" } });
+    // A transaction names its chain (EIP-155): on a listed chain the allow rule clears it, elsewhere none does.
+    expect((await signEvm(tx(8453))).roomId).toBeTruthy();
+    expect((await signEvm(tx(137))).roomId).toBeTruthy();
+    const mainnet = await refused(signEvm(tx(1)));
+    expect(mainnet.status).toBe(403);
+    expect(mainnet.body).toMatchObject({ code: "policy_denied", error: expect.any(String) });
+    // Typed data is bound to its domain's chain; a message, and an EIP-7702 authorization for chain 0, are
+    // valid on every chain, so an allow rule limited to some chains does not clear them.
+    const typed = (chainId?: number) => ({
+      evmTypedData: {
+        domain: { name: "Sigil", version: "1", ...(chainId !== undefined ? { chainId } : {}) },
+        types: { Mail: [{ name: "contents", type: "string" }] },
+        primaryType: "Mail",
+        message: { contents: "hi" },
+      },
+    });
+    expect((await refused(signEvm(typed(1)))).status).toBe(403);
+    expect((await refused(signEvm(typed()))).status).toBe(403);
+    expect((await refused(signEvm({}, "hello"))).status).toBe(403);
+    expect((await refused(signEvm({ eip7702Auth: { address: "0x000000000000000000000000000000000000bEEF", chainId: 0, nonce: 0 } }))).status).toBe(403);
+    expect((await signEvm({ eip7702Auth: { address: "0x000000000000000000000000000000000000bEEF", chainId: 8453, nonce: 0 } })).roomId).toBeTruthy();
+
+    // Solana: the request names its cluster (devnet, mainnet-beta, their network ids 101-103 or CAIP-2 ids).
+    const to = base58.encode(ed25519.getPublicKey(ed25519.utils.randomSecretKey()));
+    const signSol = (chainId: string) =>
+      u.sdk.signMessage({
+        environmentId: u.environmentId,
+        walletId: sol.walletId,
+        signMessageWithWaasRequest: { message: "", context: { svmTransaction: { chainId, method: "signTransaction", serializedTransactions: [solanaTransfer(sol.address, to, 1n).wire] } } as never },
+      });
+    expect((await signSol("devnet")).roomId).toBeTruthy();
+    expect((await signSol("solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1")).roomId).toBeTruthy();
+    for (const cluster of ["mainnet-beta", "101", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"]) {
+      const denied = await refused(signSol(cluster));
+      expect(denied.status, cluster).toBe(403);
+      expect(denied.body.payload.rule).toBe("not on solana mainnet");
+    }
+    // A Solana message is bound to no cluster: the deny rule for mainnet refuses it too.
+    const solMessage = await refused(u.sdk.signMessage({ environmentId: u.environmentId, walletId: sol.walletId, signMessageWithWaasRequest: { message: "hi" } }));
+    expect(solMessage.body.payload.rule).toBe("not on solana mainnet");
+
+    // Updating the rule's chains (the client's updateWaasPolicy) changes what it clears.
+    const updated = await management.updateWaasPolicy({
+      environmentId: p.environmentId,
+      waasPolicyUpdateRequest: { rulesToUpdate: [{ ruleId: baseRule, name: "base and mainnet", ruleType: WaasPolicyRuleType.Allow, chain: WaasChainEnum.Evm, chainIds: [8453, 1] }] },
+    });
+    expect(updated.policyContent[0]!.chainIds).toEqual([8453, 1]);
+    expect((await signEvm(tx(1))).roomId).toBeTruthy();
+    expect((await refused(signEvm(tx(137)))).status).toBe(403);
+
+    // Over gRPC: the rule's chains are stored and answered, and a signature is judged by them.
+    const headers = { authorization: `Bearer ${p.token}` };
+    const policies = createClient(WaasService, createGrpcTransport({ baseUrl: app.baseUrl }));
+    const read = await policies.getWaasPolicy({ environmentId: p.environmentId }, { headers });
+    expect(read.policy?.policyContent[0]?.chainIds.map(Number)).toEqual([8453, 1]);
+    const grpc = createClient(SdkWaasService, createGrpcTransport({ baseUrl: app.baseUrl }));
+    const userHeaders = { authorization: `Bearer ${u.jwt}` };
+    const sign = (chainId: number) => grpc.signMessage({ environmentId: u.environmentId, walletId: w.walletId, context: tx(chainId) }, { headers: userHeaders });
+    expect((await sign(8453)).room?.roomId).toBeTruthy();
+    await expect(sign(10)).rejects.toMatchObject({ code: 7 });
+  });
+
+  it("are checked: whole positive chain ids, and Solana's cluster ids on an SVM rule", async () => {
+    const p = await app.bootstrap({ ownerEmail: `waas-chains-bad-${randomUUID()}@example.com` });
+    const add = (rule: Record<string, unknown>) =>
+      call(app.baseUrl, "POST", `/environments/${p.environmentId}/waas/policies`, { token: p.token, body: { rulesToAdd: [{ name: "r", ruleType: "allow", ...rule }] } });
+    for (const rule of [
+      { chain: "EVM", chainIds: [0] },
+      { chain: "EVM", chainIds: [-1] },
+      { chain: "EVM", chainIds: [1.5] },
+      { chain: "SVM", chainIds: [1] },
+      { chain: "EVM", chainId: 0 },
+    ]) {
+      const res = await add(rule);
+      expect(res.status, JSON.stringify(rule)).toBe(400);
+      expect(res.body).toMatchObject({ error: expect.any(String), code: expect.any(String) });
+    }
+    expect((await app.db.oneOrNone("SELECT 1 FROM waas_policies WHERE environment_id = $1", [p.environmentId]))).toBeNull();
+    // The client's earlier chainId joins chainIds.
+    const legacy = await add({ chain: "EVM", chainId: 10, chainIds: [8453, 10] });
+    expect(legacy.status, legacy.text).toBe(201);
+    expect(legacy.body.policyContent[0].chainIds).toEqual([10, 8453]);
   });
 });
 

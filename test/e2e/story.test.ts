@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
+import { waitFor } from "../support/poll.js";
 
 /**
  * A developer's first day, over REST only: bootstrap, invite a teammate who accepts, configure sign-in
@@ -66,12 +67,8 @@ it("runs the whole story", async () => {
 
   // Export the users and download the file.
   const exp = (await api("POST", `/environments/${env}/exports`, owner.token, { format: "json", model: "users" }, 201));
-  let status = exp.status;
-  for (let i = 0; i < 200 && status !== "completed"; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    status = (await api("GET", `/environments/${env}/exports/${exp.id}`, owner.token, undefined, 200)).status;
-  }
-  expect(status).toBe("completed");
+  const exportNow = async () => (await api("GET", `/environments/${env}/exports/${exp.id}`, owner.token, undefined, 200)).status;
+  await waitFor("the export to complete", exportNow, { until: (status) => status === "completed" });
   const file = await fetch(`${app.baseUrl}/api/v0/environments/${env}/exports/${exp.id}/download`, { headers: { authorization: `Bearer ${owner.token}` } });
   expect(file.status).toBe(200);
   const rows = (await file.json()) as any[];

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { Configuration, MembersApi } from "@dynamic-labs/sdk-api";
 import { SignJWT, importJWK, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MANAGEMENT_PERMISSIONS } from "../../src/domain/auth/permissions.js";
@@ -180,7 +181,7 @@ describe("projects and environments", () => {
     const byName = Object.fromEntries(project.environments.map((e: any) => [e.name, e.id]));
     expect(envs.body.environments.live.id).toBe(byName.live);
     expect(envs.body.environments.sandbox.id).toBe(byName.sandbox);
-    expect(envs.body.environments.live.settings).toMatchObject({ general: { displayName: "Shop" }, security: { jwtExpirationSeconds: 7200 } });
+    expect(envs.body.environments.live.settings).toMatchObject({ general: { displayName: "Shop" }, security: { jwtDuration: { amount: 2, unit: "hours" } } });
   });
 
   it("gets, updates and deletes a project; deletion cascades and stops its tokens at once", async () => {
@@ -223,16 +224,16 @@ describe("projects and environments", () => {
     expect(await count("projects WHERE id = $1", [t.projectId])).toBe(1);
   });
 
-  it("updates an environment's settings section by section (audited); bad settings change nothing", async () => {
+  it("updates an environment's settings by what the body names (audited); bad settings change nothing", async () => {
     const path = `/environments/${t.environmentId}`;
     const res = await api("PUT", path, t.token, {
       general: { displayName: "Acme sandbox", supportEmail: "help@acme.example", appLogoUrl: "https://acme.example/logo.png" },
-      security: { jwtExpirationSeconds: 3600, allowedRedirectUrls: ["https://acme.example/cb"], allowedEmailDomains: ["acme.example"] },
+      security: { jwtDuration: { amount: 1, unit: "hours" }, allowedEmailDomains: ["acme.example"] },
     });
     expect(res.status, res.text).toBe(200);
     // The answer is the settings (the published client's ProjectSettings).
     expect(res.body.general).toEqual({ displayName: "Acme sandbox", supportEmail: "help@acme.example", appLogoUrl: "https://acme.example/logo.png" });
-    expect(res.body.security).toEqual({ jwtExpirationSeconds: 3600, allowedRedirectUrls: ["https://acme.example/cb"], allowedEmailDomains: ["acme.example"] });
+    expect(res.body.security).toEqual({ jwtDuration: { amount: 1, unit: "hours" }, allowedEmailDomains: ["acme.example"], auth: { storage: ["localstorage"] }, hCaptcha: { enabled: false } });
     expect(res.body.sdk.collectUserData.email).toEqual({ enabled: true, required: false });
     expect(res.body.kyc).toEqual([{ name: "email", enabled: true, required: false, unique: true, verify: true }]);
     expect(res.body).toMatchObject({ chains: [], design: {}, privacy: {} });
@@ -271,8 +272,8 @@ describe("projects and environments", () => {
 
     const before = await app.db.one("SELECT settings, updated_at FROM environments WHERE id = $1", [t.environmentId]);
     for (const body of [
-      { security: { jwtExpirationSeconds: 5 } },
-      { security: { jwtExpirationSeconds: 99_999_999 } },
+      { security: { jwtDuration: { amount: 0, unit: "minutes" } } },
+      { security: { jwtDuration: { amount: 31, unit: "days" } } },
       { general: { supportEmail: "not-an-email" } },
       { general: { appLogoUrl: "javascript:alert(1)" } },
       { security: { allowedEmailDomains: ["Not A Domain"] } },
@@ -320,12 +321,19 @@ describe("members and roles", () => {
     expect(res.status).toBe(200);
     expect(res.body.members).toContainEqual(expect.objectContaining({ id: t.memberId, role: "owner", accountId: t.accountId }));
     expect(res.body.count).toBe(await count("members WHERE organization_id = $1", [t.organizationId]));
-    const ids = await api("GET", "/membershipEnvironmentIds", t.memberToken);
-    expect(ids.status).toBe(200);
-    expect(ids.body.environmentIds).toEqual(expect.arrayContaining([t.environmentId, t.liveEnvironmentId]));
-    expect(ids.body.environmentIds).not.toContain(other.environmentId);
-    expect(ids.body.count).toBe(ids.body.environmentIds.length);
+    // The published client parses a bare array of ids.
+    const config = new Configuration({ basePath: `${app.baseUrl}/api/v0`, accessToken: t.memberToken, headers: { Authorization: `Bearer ${t.memberToken}` } });
+    const ids = await new MembersApi(config).membershipEnvironmentIdsGet();
+    expect(ids).toEqual(expect.arrayContaining([t.environmentId, t.liveEnvironmentId]));
+    expect(ids).not.toContain(other.environmentId);
     expect((await api("GET", "/membershipEnvironmentIds", t.token)).status).toBe(403);
+    // RPC keeps the count beside the list.
+    const rpc = await createClient(MembersService, createGrpcTransport({ baseUrl: app.baseUrl })).listMembershipEnvironmentIds(
+      {},
+      { headers: { authorization: `Bearer ${t.memberToken}` } },
+    );
+    expect([...rpc.environmentIds].sort()).toEqual([...ids].sort());
+    expect(rpc.count).toBe(ids.length);
   });
 
   it("a viewer reads but gets 403 on writes, and nothing changes", async () => {
@@ -484,7 +492,7 @@ describe("invites", () => {
     const members = await api("GET", `/organizations/${t.organizationId}/members`, person.memberToken);
     expect(members.status).toBe(200);
     expect(members.body.members.map((m: any) => m.id)).toContain(member.id);
-    expect((await api("GET", "/membershipEnvironmentIds", person.memberToken)).body.environmentIds).toContain(t.environmentId);
+    expect((await api("GET", "/membershipEnvironmentIds", person.memberToken)).body).toContain(t.environmentId);
 
     const twice = await api("PUT", `/invites/${inv.body.id}`, person.memberToken, { status: "accepted" });
     expect(twice.status).toBe(422);

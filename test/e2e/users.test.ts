@@ -276,16 +276,17 @@ describe("sessions", () => {
     const keep = await insertSession(user.id);
     const read = await call(app.baseUrl, "GET", `/users/${user.id}/sessions/${sid}`, { token: t.token });
     expect(read.status, read.text).toBe(200);
-    expect(read.body.session).toMatchObject({ id: sid, ipAddress: "10.0.0.1", userAgent: "vitest", revokedAt: null });
+    // The published client's Session, unwrapped.
+    expect(read.body).toMatchObject({ id: sid, ipAddress: "10.0.0.1", userAgent: "vitest", revokedAt: null });
     expect((await call(app.baseUrl, "GET", `/users/${user.id}/sessions/${sid}`, { token: other.token })).status).toBe(404);
     expect((await call(app.baseUrl, "GET", `/users/${user.id}/sessions/${randomUUID()}`, { token: t.token })).status).toBe(404);
     expect((await call(app.baseUrl, "PUT", `/sessions/${sid}/revoke`, { token: other.token })).status).toBe(404);
     expect((await call(app.baseUrl, "PUT", `/sessions/${sid}/revoke`, { token: other.memberToken })).status).toBe(404);
     const res = await call(app.baseUrl, "PUT", `/sessions/${sid}/revoke`, { token: t.token });
     expect(res.status, res.text).toBe(200);
-    expect(res.body.session.revokedAt).toEqual(expect.any(String));
+    expect(res.body.revokedAt).toEqual(expect.any(String));
     const again = await call(app.baseUrl, "PUT", `/sessions/${sid}/revoke`, { token: t.memberToken });
-    expect(again.body.session.revokedAt).toBe(res.body.session.revokedAt);
+    expect(again.body.revokedAt).toBe(res.body.revokedAt);
     expect((await app.db.one("SELECT revoked_at FROM sessions WHERE id = $1", [keep])).revoked_at).toBeNull();
     expect(await auditRows("user.session.revoked", sid)).toHaveLength(1);
   });

@@ -3,6 +3,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58, base64urlnopad } from "@scure/base";
+import { Configuration, WaasApi, WaasBackupOptionsEnum } from "@dynamic-labs/sdk-api";
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { verifyMessage } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
@@ -442,7 +443,7 @@ describe("WaaS policies", () => {
       { rulesToAdd: [rule({ name: "a" }), rule({ name: "A", chain: "SVM" })] },
       // Conditions the service cannot enforce are refused, not ignored.
       { rulesToAdd: [rule({ ruleType: "allow", functionName: "transfer" })] },
-      { rulesToAdd: [rule({ ruleType: "allow", chainIds: [1] })] },
+      { rulesToAdd: [rule({ ruleType: "allow", chainIds: [0] })] },
       { rulesToAdd: [rule({ ruleType: "allow", valueLimit: { maxPerCall: "1", totalLimit: "10" } })] },
       { rulesToAdd: [rule({ operationRestrictions: { blockExport: true } })] },
       { rulesToAdd: [rule()], rules: [rule()] },
@@ -469,7 +470,7 @@ describe("WaaS policies", () => {
     expect(created.body).toMatchObject({ projectEnvironmentId: t.environmentId, message: expect.any(String) });
     expect(new Date(created.body.createdAt).toISOString()).toBe(created.body.createdAt);
     expect(created.body.policyContent).toEqual([
-      { ruleId: expect.stringMatching(UUID), name: "no solana messages", ruleType: "deny", chain: "SVM", addresses: [], methods: ["signMessage"] },
+      { ruleId: expect.stringMatching(UUID), name: "no solana messages", ruleType: "deny", chain: "SVM", chainIds: [], addresses: [], methods: ["signMessage"] },
     ]);
     const denyId = created.body.policyContent[0].ruleId;
     expect(await auditRows("waas_policy.created", policyId)).toHaveLength(1);
@@ -492,6 +493,7 @@ describe("WaaS policies", () => {
       name: "payouts",
       ruleType: "allow",
       chain: "EVM",
+      chainIds: [],
       addresses: [EVM_RECIPIENT],
       valueLimit: { maxPerCall: "0.5" },
       methods: [],
@@ -565,7 +567,7 @@ describe("WaaS policies", () => {
     expect(first.status, first.text).toBe(201);
     const replaced = await policyCall("PUT", { rules: [{ name: "c", type: "allow", chains: ["SOL"] }] }, b);
     expect(replaced.status, replaced.text).toBe(200);
-    expect(replaced.body.policyContent).toEqual([{ ruleId: expect.stringMatching(UUID), name: "c", ruleType: "allow", chain: "SVM", addresses: [], methods: [] }]);
+    expect(replaced.body.policyContent).toEqual([{ ruleId: expect.stringMatching(UUID), name: "c", ruleType: "allow", chain: "SVM", chainIds: [], addresses: [], methods: [] }]);
     expect((await policyCall("PUT", { rules: [] }, b)).status).toBe(400);
   });
 
@@ -594,17 +596,50 @@ describe("key share backup locations", () => {
       body: { locations: [{ location: "service" }, { location: "cloudDrive", externalKeyShareId: "share-1" }] },
     });
     expect(res.status, res.text).toBe(201);
-    expect(res.body.locations).toHaveLength(2);
-    expect(res.body.locations[1]).toMatchObject({ walletId: w.id, location: "cloudDrive", externalKeyShareId: "share-1" });
-    for (const b of res.body.locations) expect(await auditRows("waas_key_share_backup.created", b.id)).toHaveLength(1);
+    expect(res.body.walletId).toBe(w.id);
+    expect(res.body.locationsWithKeyShares).toHaveLength(2);
+    expect(res.body.locationsWithKeyShares[1]).toMatchObject({ location: "cloudDrive", externalKeyShareId: "share-1" });
+    for (const b of res.body.locationsWithKeyShares) expect(await auditRows("waas_key_share_backup.created", b.keyShareId)).toHaveLength(1);
 
     const again = await call(app.baseUrl, "POST", path, { token: t.token, body: { locations: [{ location: "service" }] } });
     expect(again.status).toBe(201);
-    expect(again.body.locations[0].id).toBe(res.body.locations[0].id);
-    expect(await auditRows("waas_key_share_backup.updated", res.body.locations[0].id)).toHaveLength(1);
+    expect(again.body.locationsWithKeyShares[0].keyShareId).toBe(res.body.locationsWithKeyShares[0].keyShareId);
+    expect(await auditRows("waas_key_share_backup.updated", res.body.locationsWithKeyShares[0].keyShareId)).toHaveLength(1);
 
     const read = await call(app.baseUrl, "GET", `${base()}/${w.id}`, { token: t.token });
     expect(read.body.wallet.keyShareBackups.map((b: any) => b.location).sort()).toEqual(["cloudDrive", "service"]);
+  });
+
+  it("answers every location with the id its key share has there, through the published client and over gRPC", async () => {
+    const userId = await insertUser();
+    const w = await createWallet({ chain: "EVM", identifier: userId, type: "id" });
+    const client = new WaasApi(new Configuration({ basePath: `${app.baseUrl}/api/v0`, accessToken: t.token, headers: { Authorization: `Bearer ${t.token}` } }));
+    const request = {
+      environmentId: t.environmentId,
+      walletId: w.id,
+      backupKeySharesToLocationsWithUserIdRequest: {
+        userId,
+        locations: [{ location: WaasBackupOptionsEnum.Dynamic }, { location: WaasBackupOptionsEnum.GoogleDrive }, { location: WaasBackupOptionsEnum.External, externalKeyShareId: "vault-7" }],
+      },
+    };
+    const res = await client.backupKeySharesToLocationsForPregen(request);
+    expect(res.walletId).toBe(w.id);
+    // A location that names no id of its own holds the share under the backup record's id.
+    const [dynamic, drive, external] = res.locationsWithKeyShares;
+    expect(dynamic).toEqual({ location: "dynamic", keyShareId: expect.stringMatching(UUID), externalKeyShareId: dynamic!.keyShareId });
+    expect(drive).toEqual({ location: "googleDrive", keyShareId: expect.stringMatching(UUID), externalKeyShareId: drive!.keyShareId });
+    expect(external).toEqual({ location: "external", keyShareId: expect.stringMatching(UUID), externalKeyShareId: "vault-7" });
+    // Recording again refreshes the same records, under the same ids.
+    expect((await client.backupKeySharesToLocationsForPregen(request)).locationsWithKeyShares).toEqual(res.locationsWithKeyShares);
+    const read = await call(app.baseUrl, "GET", `${base()}/${w.id}`, { token: t.token });
+    expect(read.body.wallet.keyShareBackups.find((b: any) => b.location === "dynamic").externalKeyShareId).toBe(dynamic!.keyShareId);
+
+    const grpc = createClient(WaasService, createGrpcTransport({ baseUrl: app.baseUrl }));
+    const overGrpc = await grpc.backupKeySharesToLocationsForPregen(
+      { environmentId: t.environmentId, walletId: w.id, locations: [{ location: "dynamic" }] },
+      { headers: { authorization: `Bearer ${t.token}` } },
+    );
+    expect(overGrpc.locationsWithKeyShares[0]).toMatchObject({ keyShareId: dynamic!.keyShareId, externalKeyShareId: dynamic!.keyShareId });
   });
 
   it("refuses bad locations, unknown wallets and other tenants, storing nothing", async () => {

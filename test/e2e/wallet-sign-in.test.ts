@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
 import { APP_DOMAIN, evmProof, newEvmWallet, newSolanaWallet, solanaMessage, solanaProof } from "../support/wallet-proofs.js";
 import { refused, sdkFor } from "../support/sdk-client.js";
+import { waitFor } from "../support/poll.js";
 
 /**
  * Signing in with a wallet signature through the published client's SDKApi (unchanged, basePath /api/v0):
@@ -82,8 +83,9 @@ describe("verify (EVM, Sign-In With Ethereum)", () => {
     expect(made).toMatchObject({ status: 422, body: { code: "invalid_nonce" } });
     // A nonce whose 10 minutes are over: the store forgets it (set here with a short TTL).
     const nonce = randomUUID().replaceAll("-", "");
-    await app.deps.store.set(`wallet-sign-in:nonce:${tenant.environmentId}:${nonce}`, "1", 0.2);
-    await new Promise((r) => setTimeout(r, 400));
+    const key = `wallet-sign-in:nonce:${tenant.environmentId}:${nonce}`;
+    await app.deps.store.set(key, "1", 0.2);
+    await waitFor("the nonce to expire", async () => (await app.deps.store.get(key)) === null);
     const expired = await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: await evmProof(newEvmWallet(), nonce) }));
     expect(expired).toMatchObject({ status: 422, body: { code: "invalid_nonce" } });
   });

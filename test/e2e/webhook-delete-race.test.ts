@@ -4,6 +4,7 @@ import { DEFAULT_WEBHOOK_SETTINGS } from "../../src/config.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call, type HttpResult } from "../support/http.js";
+import { waitFor } from "../support/poll.js";
 import { Receiver } from "../support/receiver.js";
 
 /**
@@ -32,16 +33,6 @@ afterAll(async () => {
 
 const base = () => `/environments/${t.environmentId}/webhooks`;
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 const ROUNDS = 30;
 
 describe("deleting a webhook while one of its messages is redelivered", () => {
@@ -66,15 +57,15 @@ describe("deleting a webhook while one of its messages is redelivered", () => {
       expect(created.status, created.text).toBe(201);
       webhookId = created.body.webhookId;
       const pingId = created.body.pingMessageId ?? (await app.db.one("SELECT id FROM webhook_messages WHERE webhook_id = $1", [webhookId])).id;
-      await until("the ping delivered", async () => (await app.db.oneOrNone("SELECT 1 FROM webhook_messages WHERE id = $1 AND status = 'delivered'", [pingId])) !== null);
+      await waitFor("the ping delivered", async () => (await app.db.oneOrNone("SELECT 1 FROM webhook_messages WHERE id = $1 AND status = 'delivered'", [pingId])) !== null, { intervalMs: 25 });
 
       const redelivered = await call(app.baseUrl, "POST", `${base()}/${webhookId}/messages/${pingId}/redeliver`, { token: t.token });
       statuses.push(redelivered.status);
       if (redelivered.status >= 500) failures.push(`round ${round}: redeliver ${redelivered.status} ${redelivered.text}`);
-      const res = await (await until("the delete sent", async () => deleted, 20_000));
+      const res = await waitFor("the delete sent", async () => deleted, { intervalMs: 25 });
       statuses.push(res.status);
       if (res.status !== 204) failures.push(`round ${round}: delete ${res.status} ${res.text}`);
-      await until("the outcome settled", async () => rx.received(path).length >= 2);
+      await waitFor("the outcome settled", async () => rx.received(path).length >= 2, { intervalMs: 25 });
       if ((await app.db.oneOrNone("SELECT 1 FROM webhooks WHERE id = $1", [webhookId])) !== null) failures.push(`round ${round}: the webhook is still there`);
     }
     expect(failures).toEqual([]);

@@ -10,6 +10,7 @@ import { newWebhookSecret, sealWebhookSecret } from "../../src/domain/webhooks/s
 import { workflowIds } from "../../src/temporal/ids.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
+import { waitFor } from "../support/poll.js";
 import { Receiver } from "../support/receiver.js";
 
 let app: TestApp;
@@ -50,16 +51,6 @@ async function addWebhook(environmentId: string, path: string, eventNames: strin
   return { id, secret, path };
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false | 0>, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function emit(t: BootstrapResult, eventName: string, data: Record<string, unknown> = {}, source: "service" | "client" = "service") {
   return app.db.tx((tx) =>
     insertEvent(tx, {
@@ -93,7 +84,7 @@ describe("webhook delivery", () => {
     expect(res.status, res.text).toBe(201);
     const userId = res.body.user.id;
 
-    const [got] = await until("the delivery", async () => rx.received("/created").length && rx.received("/created"));
+    const [got] = await waitFor("the delivery", async () => rx.received("/created").length && rx.received("/created"));
     // The receiver's check: signature, id and timestamp headers.
     const verified = new Webhook(hook.secret).verify(got!.body, got!.headers) as Record<string, any>;
     expect(() => new Webhook(newWebhookSecret()).verify(got!.body, got!.headers)).toThrow();
@@ -121,7 +112,7 @@ describe("webhook delivery", () => {
     expect(event.dispatched_at).not.toBeNull();
 
     // The stored story: one attempt, 200, the request as sent (signature header but never the secret).
-    const done = await until("delivered status", async () => {
+    const done = await waitFor("delivered status", async () => {
       const m = await app.db.one(`SELECT * FROM webhook_messages WHERE id = $1`, [msg.id]);
       return m.status === "delivered" && m;
     });
@@ -149,8 +140,8 @@ describe("webhook delivery", () => {
     const hook = await addWebhook(t.environmentId, "/flaky", ["user.updated"]);
     rx.script("/flaky", ({ n }) => (n <= 2 ? { status: 500, body: "x".repeat(3000) } : { status: 204 }));
     await emit(t, "user.updated", { id: randomUUID(), alias: "flaky" });
-    const [msg] = await until("the message", async () => (await messagesOf(hook.id)).length && messagesOf(hook.id));
-    await until("delivered", async () => (await app.db.one(`SELECT status FROM webhook_messages WHERE id = $1`, [msg.id])).status === "delivered");
+    const [msg] = await waitFor("the message", async () => (await messagesOf(hook.id)).length && messagesOf(hook.id));
+    await waitFor("delivered", async () => (await app.db.one(`SELECT status FROM webhook_messages WHERE id = $1`, [msg.id])).status === "delivered");
     const got = rx.received("/flaky");
     expect(got.map((g) => g.status)).toEqual([500, 500, 204]);
     expect(new Set(got.map((g) => g.headers["webhook-id"]))).toEqual(new Set([msg.id]));
@@ -179,8 +170,8 @@ describe("webhook delivery", () => {
     const hook = await addWebhook(t.environmentId, "/always-500", ["user.deleted"]);
     rx.script("/always-500", () => ({ status: 500 }));
     await emit(t, "user.deleted", { id: randomUUID() });
-    const [msg] = await until("the message", async () => (await messagesOf(hook.id)).length && messagesOf(hook.id));
-    const m = await until("failed", async () => {
+    const [msg] = await waitFor("the message", async () => (await messagesOf(hook.id)).length && messagesOf(hook.id));
+    const m = await waitFor("failed", async () => {
       const r = await app.db.one(`SELECT * FROM webhook_messages WHERE id = $1`, [msg.id]);
       return r.status === "failed" && r;
     });
@@ -198,7 +189,7 @@ describe("webhook delivery", () => {
     const watcher = await addWebhook(t.environmentId, "/watcher", ["webhook.disabled"]);
     rx.script("/gone", () => ({ status: 410 }));
     await emit(t, "user.created", { id: randomUUID() });
-    const w = await until("disabled", async () => {
+    const w = await waitFor("disabled", async () => {
       const r = await app.db.one(`SELECT * FROM webhooks WHERE id = $1`, [hook.id]);
       return r.enabled_at === null && r;
     });
@@ -212,7 +203,7 @@ describe("webhook delivery", () => {
     const ev = await app.db.one(`SELECT * FROM events WHERE resource_id = $1 AND event_name = 'webhook.disabled'`, [hook.id]);
     expect(ev.audit_id).toBe(audit.id);
     // The environment's other endpoint subscribed to webhook.disabled hears about it.
-    const [heard] = await until("webhook.disabled delivery", async () => rx.received("/watcher").length && rx.received("/watcher"));
+    const [heard] = await waitFor("webhook.disabled delivery", async () => rx.received("/watcher").length && rx.received("/watcher"));
     const body = new Webhook(watcher.secret).verify(heard!.body, heard!.headers) as any;
     expect(body).toMatchObject({ eventName: "webhook.disabled", eventId: ev.id, data: { id: hook.id, disabledReason: "gone" } });
     // Later events are not sent to a disabled endpoint.
@@ -228,8 +219,8 @@ describe("webhook delivery", () => {
       n === 1 ? { status: 429, headers: { "retry-after": "2" } } : n === 2 ? { status: 503, headers: { "retry-after": "1" } } : { status: 200 },
     );
     await emit(t, "user.updated", { id: randomUUID() });
-    const [msg] = await until("the message", async () => (await messagesOf(hook.id)).length && messagesOf(hook.id));
-    await until("delivered", async () => (await app.db.one(`SELECT status FROM webhook_messages WHERE id = $1`, [msg.id])).status === "delivered", 30_000);
+    const [msg] = await waitFor("the message", async () => (await messagesOf(hook.id)).length && messagesOf(hook.id));
+    await waitFor("delivered", async () => (await app.db.one(`SELECT status FROM webhook_messages WHERE id = $1`, [msg.id])).status === "delivered", { timeoutMs: 30_000 });
     const got = rx.received("/later");
     expect(got.map((g) => g.status)).toEqual([429, 503, 200]);
     // The schedule would have retried after 300 ms and 600 ms.
@@ -246,17 +237,17 @@ describe("webhook delivery", () => {
     const N = 8;
     const started = Date.now();
     for (let i = 0; i < N; i++) await emit(t, "wallet.created", { id: randomUUID(), n: i });
-    await until("fast deliveries", async () => rx.received("/fast").length === N, 15_000);
+    await waitFor("fast deliveries", async () => rx.received("/fast").length === N, { timeoutMs: 15_000 });
     const fastDone = Date.now() - started;
     // 8 requests of 1 s through 2 slots take >= 4 s; the fast endpoint was served long before.
     expect(fastDone).toBeLessThan(3500);
-    await until("slow deliveries", async () => rx.received("/slow").length === N, 30_000);
+    await waitFor("slow deliveries", async () => rx.received("/slow").length === N, { timeoutMs: 30_000 });
     expect(rx.maxConcurrent("/slow")).toBe(2);
     expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
     // Waiting for a slot is not an attempt: one attempt per message.
     const msgs = await messagesOf(slow.id);
     expect(msgs).toHaveLength(N);
-    await until("all delivered", async () => (await messagesOf(slow.id)).every((m) => m.status === "delivered"));
+    await waitFor("all delivered", async () => (await messagesOf(slow.id)).every((m) => m.status === "delivered"));
     expect((await messagesOf(slow.id)).map((m) => m.attempts)).toEqual(msgs.map(() => 1));
     expect(await messagesOf(fast.id)).toHaveLength(N);
   }, 60_000);
@@ -268,7 +259,7 @@ describe("webhook delivery", () => {
     // It has been failing for two days (the sandbox threshold is one day).
     await app.db.none(`UPDATE webhooks SET failing_since = now() - interval '2 days' WHERE id = $1`, [hook.id]);
     await emit(t, "user.updated", { id: randomUUID() });
-    const w = await until("disabled", async () => {
+    const w = await waitFor("disabled", async () => {
       const r = await app.db.one(`SELECT * FROM webhooks WHERE id = $1`, [hook.id]);
       return r.enabled_at === null && r;
     });
@@ -289,8 +280,8 @@ describe("webhook delivery", () => {
     rx.script("/recovering", ({ n }) => ({ status: n === 1 ? 500 : 200 }));
     await app.db.none(`UPDATE webhooks SET failing_since = now() - interval '23 hours' WHERE id = $1`, [hook.id]);
     await emit(t, "user.updated", { id: randomUUID() });
-    await until("2 requests", async () => rx.received("/recovering").length === 2);
-    const w = await until("failing cleared", async () => {
+    await waitFor("2 requests", async () => rx.received("/recovering").length === 2);
+    const w = await waitFor("failing cleared", async () => {
       const r = await app.db.one(`SELECT * FROM webhooks WHERE id = $1`, [hook.id]);
       return r.failing_since === null && r;
     });
@@ -302,10 +293,10 @@ describe("webhook delivery", () => {
     const hook = await addWebhook(t.environmentId, "/to-disable", ["user.updated"]);
     rx.script("/to-disable", () => ({ status: 500 }));
     await emit(t, "user.updated", { id: randomUUID() });
-    await until("first attempt", async () => rx.received("/to-disable").length >= 1);
+    await waitFor("first attempt", async () => rx.received("/to-disable").length >= 1);
     await app.db.none(`UPDATE webhooks SET enabled_at = NULL WHERE id = $1`, [hook.id]);
     const [msg] = await messagesOf(hook.id);
-    await until("cancelled", async () => (await app.db.one(`SELECT status FROM webhook_messages WHERE id = $1`, [msg.id])).status === "cancelled");
+    await waitFor("cancelled", async () => (await app.db.one(`SELECT status FROM webhook_messages WHERE id = $1`, [msg.id])).status === "cancelled");
     const n = rx.received("/to-disable").length;
     expect(n).toBeLessThan(SCHEDULE.length);
     const result = await app.temporal.workflow.getHandle(workflowIds.webhookEndpoint(hook.id)).result();
@@ -327,7 +318,7 @@ describe("webhook delivery", () => {
       body: { email, firstName: "Ada", alias: "public-alias" },
     });
     expect(res.status, res.text).toBe(201);
-    const [got] = await until("delivery", async () => rx.received("/encrypted").length && rx.received("/encrypted"));
+    const [got] = await waitFor("delivery", async () => rx.received("/encrypted").length && rx.received("/encrypted"));
     const body = new Webhook(hook.secret).verify(got!.body, got!.headers) as any;
     expect(body.kid).toBe(reg.body.kid);
     expect(body.data.alias).toBe("public-alias");
@@ -347,11 +338,11 @@ describe("webhook delivery", () => {
     const t = await tenant();
     const hook = await addWebhook(t.environmentId, "/again", ["user.updated"]);
     await emit(t, "user.updated", { id: randomUUID(), alias: "again" });
-    const [first] = await until("delivery", async () => rx.received("/again").length && rx.received("/again"));
+    const [first] = await waitFor("delivery", async () => rx.received("/again").length && rx.received("/again"));
     const [msg] = await messagesOf(hook.id);
-    await until("delivered", async () => (await app.db.one(`SELECT status FROM webhook_messages WHERE id = $1`, [msg.id])).status === "delivered");
+    await waitFor("delivered", async () => (await app.db.one(`SELECT status FROM webhook_messages WHERE id = $1`, [msg.id])).status === "delivered");
     await app.deps.flows.startWebhookDelivery({ environmentId: t.environmentId, messageId: msg.id, redelivery: 1 });
-    await until("redelivery", async () => rx.received("/again").length === 2);
+    await waitFor("redelivery", async () => rx.received("/again").length === 2);
     const second = rx.received("/again")[1]!;
     const a = new Webhook(hook.secret).verify(first!.body, first!.headers) as any;
     const b = new Webhook(hook.secret).verify(second.body, second.headers) as any;
@@ -366,6 +357,7 @@ describe("webhook delivery", () => {
     expect(ds.map((d) => d.redelivery)).toEqual([false, true]);
     // Starting the original delivery again neither repeats it nor fails.
     await app.deps.flows.startWebhookDelivery({ environmentId: t.environmentId, messageId: msg.id });
+    // Nothing to wait for: the test is that no third request comes within this time.
     await new Promise((r) => setTimeout(r, 500));
     expect(rx.received("/again")).toHaveLength(2);
   });
@@ -375,7 +367,7 @@ describe("webhook delivery", () => {
     const hook = await addWebhook(t.environmentId, "/ping", []);
     const { messageId } = await insertPingMessage(app.db, { webhookId: hook.id, environmentId: t.environmentId, environmentName: "sandbox" });
     await app.deps.flows.startWebhookDelivery({ environmentId: t.environmentId, messageId });
-    const [got] = await until("ping", async () => rx.received("/ping").length && rx.received("/ping"));
+    const [got] = await waitFor("ping", async () => rx.received("/ping").length && rx.received("/ping"));
     expect(new Webhook(hook.secret).verify(got!.body, got!.headers)).toMatchObject({ eventName: "ping", eventId: null, messageId });
   });
 
@@ -384,7 +376,7 @@ describe("webhook delivery", () => {
     const hook = await addWebhook(t.environmentId, "/orphan", []);
     const { messageId } = await insertPingMessage(app.db, { webhookId: hook.id, environmentId: t.environmentId, environmentName: "sandbox" });
     // Nobody starts it: the dispatcher's sweep does, once it is older than orphanAfterMs.
-    const [got] = await until("orphan delivery", async () => rx.received("/orphan").length && rx.received("/orphan"), 15_000);
+    const [got] = await waitFor("orphan delivery", async () => rx.received("/orphan").length && rx.received("/orphan"), { timeoutMs: 15_000 });
     expect(got!.headers["webhook-id"]).toBe(messageId);
     const m = await app.db.one(`SELECT * FROM webhook_messages WHERE id = $1`, [messageId]);
     expect(m.workflow_seen_at).not.toBeNull();
@@ -396,7 +388,7 @@ describe("webhook delivery", () => {
     const some = await addWebhook(t.environmentId, "/some", ["user.deleted"]);
     await emit(t, "user.created", { id: randomUUID() });
     await emit(t, "wallet.created", { id: randomUUID() });
-    const names = await until("two messages", async () => {
+    const names = await waitFor("two messages", async () => {
       const rows = await messagesOf(all.id);
       return rows.length === 2 ? rows.map((r) => r.event_name).sort() : undefined;
     });
@@ -409,7 +401,7 @@ describe("webhook delivery", () => {
     const hook = await addWebhook(t.environmentId, "/client", ["user.updated"]);
     const clientEvent = await emit(t, "client.page_view", { page: "/" }, "client");
     const plain = await emit(t, "user.created", { id: randomUUID() });
-    await until("dispatched", async () => {
+    await waitFor("dispatched", async () => {
       const rows = await app.db.any(`SELECT dispatched_at FROM events WHERE id = ANY($1::uuid[])`, [[clientEvent, plain]]);
       return rows.every((r) => r.dispatched_at !== null);
     });
@@ -431,6 +423,6 @@ describe("webhook delivery", () => {
     } finally {
       await app.dispatcher.start();
     }
-    await until("60 deliveries", async () => new Set(rx.received("/many").map((r) => r.headers["webhook-id"])).size === 60);
+    await waitFor("60 deliveries", async () => new Set(rx.received("/many").map((r) => r.headers["webhook-id"])).size === 60);
   }, 40_000);
 });

@@ -10,6 +10,7 @@ import { insertPingMessage } from "../../src/domain/webhooks/messages.js";
 import { newWebhookSecret, sealWebhookSecret } from "../../src/domain/webhooks/secret.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
+import { waitFor } from "../support/poll.js";
 import { Receiver } from "../support/receiver.js";
 
 /**
@@ -171,16 +172,13 @@ async function deliverTo(env: "sandbox" | "live", url: string) {
   ]);
   const { messageId } = await insertPingMessage(app.db, { webhookId: id, environmentId, environmentName: env });
   await app.deps.flows.startWebhookDelivery({ environmentId, messageId });
-  const end = Date.now() + 20_000;
-  for (;;) {
-    const d = await app.db.oneOrNone(
+  const delivery = await waitFor(`a finished attempt for ${url}`, () =>
+    app.db.oneOrNone(
       "SELECT * FROM webhook_deliveries WHERE message_id = $1 AND error IS DISTINCT FROM 'no response recorded: the attempt was interrupted (worker stopped)'",
       [messageId],
-    );
-    if (d) return { webhookId: id, messageId, delivery: d };
-    if (Date.now() > end) throw new Error(`no finished attempt for ${url}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    ),
+  );
+  return { webhookId: id, messageId, delivery };
 }
 
 /** What the token holder reads back: the message details (one entry per attempt). */

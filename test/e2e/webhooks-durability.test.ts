@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { NativeConnection, bundleWorkflowCode } from "@temporalio/worker";
+import { NativeConnection } from "@temporalio/worker";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createActivities } from "../../src/activities/index.js";
@@ -10,9 +10,11 @@ import { createDispatcher, type Dispatcher } from "../../src/outbox/dispatcher.j
 import { newWebhookSecret, sealWebhookSecret } from "../../src/domain/webhooks/secret.js";
 import { createFlows } from "../../src/temporal/flows.js";
 import { workflowIds } from "../../src/temporal/ids.js";
-import { createWorkerPair, workflowsPath, type RunnableWorker } from "../../src/temporal/worker.js";
+import { createWorkerPair, type RunnableWorker } from "../../src/temporal/worker.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
+import { waitFor } from "../support/poll.js";
+import { testWorkflowBundle } from "../support/workflow-bundle.js";
 import { Receiver } from "../support/receiver.js";
 
 // The issue's "nothing lost" bar: endpoints subscribed, N events, the receiver down, the worker (and its
@@ -39,20 +41,12 @@ afterAll(async () => {
   await app?.stop();
 });
 
-async function until(what: string, fn: () => Promise<boolean> | boolean, timeoutMs = 30_000) {
-  const end = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 it("delivers every event to every subscribed endpoint exactly as recorded, across a receiver outage and a worker restart", async () => {
   // The app's database, served by this test's own worker and dispatcher on a task queue of their own.
   const t = await bootstrapTenant(app.db, { ownerEmail: `durable-${randomUUID()}@example.com` });
   const taskQueue = `webhooks-durability-${randomUUID()}`;
   const deps: Deps = { ...app.deps, flows: createFlows(app.temporal, taskQueue) };
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } });
+  const bundle = await testWorkflowBundle();
   const connection = await NativeConnection.connect({ address: app.config.temporalAddress! });
   const newWorker = () =>
     createWorkerPair({
@@ -111,18 +105,18 @@ it("delivers every event to every subscribed endpoint exactly as recorded, acros
   try {
     // 1. Receiver up: the first 10 events flow.
     await produce(10);
-    await until("some deliveries", async () => (await deliveredCount()) >= 5);
+    await waitFor("some deliveries", async () => (await deliveredCount()) >= 5, { timeoutMs: 30_000 });
 
     // 2. Receiver down; 14 more events; attempts fail and are rescheduled.
     await rx.stop();
     await produce(14);
-    await until("failed attempts while down", async () => {
+    await waitFor("failed attempts while down", async () => {
       const r = await app.db.one(
         `SELECT count(*)::int AS n FROM webhook_messages WHERE environment_id = $1 AND status = 'pending' AND attempts >= 2`,
         [t.environmentId],
       );
       return r.n >= 10;
-    });
+    }, { timeoutMs: 30_000 });
 
     // 3. Kill the worker and its dispatcher mid-retry; events keep coming while no worker runs.
     await dispatcher.stop();
@@ -140,6 +134,8 @@ it("delivers every event to every subscribed endpoint exactly as recorded, acros
     running = second.run();
     dispatcher = newDispatcher();
     await dispatcher.start();
+    // The scenario's order, not a wait for a result: the new worker runs a moment while the receiver is
+    // still down, then it comes back.
     await new Promise((r) => setTimeout(r, 1000));
     await rx.listen();
 
@@ -148,10 +144,10 @@ it("delivers every event to every subscribed endpoint exactly as recorded, acros
     ]);
     expect(events).toHaveLength(30);
     const expected = hooks.reduce((n, h) => n + events.filter((e) => h.events.includes(e.event_name)).length, 0);
-    await until(
+    await waitFor(
       "every message delivered",
       async () => (await deliveredCount()) === expected,
-      45_000,
+      { timeoutMs: 45_000 },
     );
 
     // Every subscribed endpoint got every event, exactly as recorded, once per message id.

@@ -9,6 +9,7 @@ import { closeDatabase, connectDatabase } from "../../src/db/db.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmbeddedPostgres } from "../../src/infra/embedded-postgres.js";
 import { findFreePort } from "../../src/infra/ports.js";
+import { waitFor } from "../support/poll.js";
 
 async function query<T>(url: string, sql: string): Promise<T[]> {
   const db = connectDatabase(url, { max: 1 });
@@ -101,8 +102,7 @@ describe("startEmbeddedPostgres", () => {
     try {
       const zombie = Number(await new Promise<string>((resolve) => holder.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim()))));
       const stateOf = () => readFileSync(`/proc/${zombie}/stat`, "utf8").split(") ")[1]?.[0];
-      for (let i = 0; i < 50 && stateOf() !== "Z"; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(stateOf()).toBe("Z");
+      await waitFor(`process ${zombie} a zombie`, stateOf, { until: (state) => state === "Z", timeoutMs: 2_500, intervalMs: 50 });
       const pidFile = path.join(dataDir, "postgres", "postmaster.pid");
       await writeFile(pidFile, `${zombie}\n${path.join(dataDir, "postgres")}\n1700000000\n5432\n\n127.0.0.1\n  1  2\nready\n`);
       const pg = await startEmbeddedPostgres({ dataDir, port: await findFreePort(), database: "sigil_probe" });

@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { startManagedProcess } from "../../src/infra/managed-process.js";
+import { waitFor } from "../support/poll.js";
 
 /** Alive and not a zombie (a killed orphan stays a zombie until init reaps it). */
 function isAlive(pid: number): boolean {
@@ -37,7 +37,7 @@ describe("startManagedProcess", () => {
 
   it("stop() escalates to SIGKILL for a child that ignores SIGTERM", async () => {
     const p = startManagedProcess("sh", ["-c", "trap '' TERM; echo ready; while :; do sleep 0.1; done"]);
-    while (!p.recentOutput().includes("ready")) await sleep(20);
+    await waitFor("the child's trap set", () => p.recentOutput().includes("ready"), { intervalMs: 20 });
     const started = Date.now();
     await p.stop(300);
     expect(await p.exited).toBe("SIGKILL");
@@ -57,7 +57,6 @@ describe("startManagedProcess", () => {
     const pid = Number(run.stdout.trim());
     expect(pid).toBeGreaterThan(0);
     // SIGKILL is delivered synchronously in the exit hook; give the kernel a moment to reap.
-    for (let i = 0; i < 50 && isAlive(pid); i++) await sleep(20);
-    expect(isAlive(pid)).toBe(false);
+    await waitFor(`child ${pid} gone`, () => !isAlive(pid), { timeoutMs: 1_000, intervalMs: 20 });
   });
 });

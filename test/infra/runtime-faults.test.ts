@@ -14,10 +14,10 @@ import {
   postmasterPid,
   startRuntimeProcess,
   temporalDevServerPid,
-  waitFor,
   waitHealthy,
   type RuntimeProcess,
 } from "./fixtures/runtime-process.js";
+import { waitFor } from "../support/poll.js";
 
 /**
  * The fault probe of issue 10, against the process `npm start` runs (embedded Postgres and Temporal dev
@@ -41,7 +41,7 @@ function load(request: () => Promise<HttpResult>) {
       const started = Date.now();
       const r = await request().catch(() => ({ status: 0, body: undefined, headers: new Headers() }) as unknown as HttpResult);
       samples.push({ status: r.status, code: r.body?.code, retryAfter: r.headers.get("retry-after"), ms: Date.now() - started });
-      await new Promise((res) => setTimeout(res, 100));
+      await new Promise((res) => setTimeout(res, 100)); // the load's pace: about ten requests a second
     }
   })();
   return {
@@ -61,15 +61,12 @@ async function holdPort(port: number) {
     sockets.add(socket);
     socket.on("error", () => undefined);
   });
-  for (const deadline = Date.now() + 5_000; ; ) {
-    const bound = await new Promise<boolean>((resolve) => {
+  const bind = () =>
+    new Promise<boolean>((resolve) => {
       server.once("error", () => resolve(false));
       server.listen(port, "127.0.0.1", () => resolve(true));
     });
-    if (bound) break;
-    if (Date.now() > deadline) throw new Error(`port ${port} not released`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitFor(`port ${port} released`, bind, { timeoutMs: 5_000, intervalMs: 10 });
   return {
     async release() {
       for (const s of sockets) s.destroy();
@@ -91,7 +88,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "sigil-faults-"));
   rt = startRuntimeProcess(dataDir, await freeRuntimePorts());
   await waitHealthy(rt);
-  const db = connectDatabase(embeddedPostgresUrl(rt.ports.postgres), { max: 1 });
+  const db = connectDatabase(embeddedPostgresUrl(dataDir, rt.ports.postgres), { max: 1 });
   try {
     t = await bootstrapTenant(db);
   } finally {
@@ -118,18 +115,18 @@ afterAll(async () => {
 describe("a killed embedded child", () => {
   it("Postgres: 503 database_unavailable with Retry-After while it is down, /healthz says so, and it is restarted", async () => {
     const traffic = load(listUsers);
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor("answers before the kill", () => traffic.samples.some((x) => x.status === 200));
     process.kill(postmasterPid(dataDir), "SIGKILL");
 
-    const down = await waitFor("/healthz reports the database down", () => healthz(rt.baseUrl), (h) => h.status === 503, 10_000);
+    const down = await waitFor("/healthz reports the database down", () => healthz(rt.baseUrl), { until: (h) => h.status === 503, timeoutMs: 10_000 });
     expect(down.body).toMatchObject({ status: "unavailable", checks: { database: false, workflowEngine: true } });
-    const refused = await waitFor("a 503 answer", listUsers, (r) => r.status === 503, 10_000);
+    const refused = await waitFor("a 503 answer", listUsers, { until: (r) => r.status === 503, timeoutMs: 10_000 });
     expect(refused.body).toEqual({ error: expect.any(String), code: "database_unavailable", payload: { dependency: "database" } });
     expect(refused.headers.get("retry-after")).toBe("5");
 
     // Restarted by the supervisor on the same port and data dir; the pool reconnects by itself.
-    await waitFor("/healthz 200 again", () => healthz(rt.baseUrl), (h) => h.status === 200, 60_000, 500);
-    await waitFor("requests succeed again", listUsers, (r) => r.status === 200, 10_000);
+    await waitFor("/healthz 200 again", () => healthz(rt.baseUrl), { until: (h) => h.status === 200, timeoutMs: 60_000, intervalMs: 500 });
+    await waitFor("requests succeed again", listUsers, { until: (r) => r.status === 200, timeoutMs: 10_000 });
     const samples = await traffic.stop();
 
     expect(samples.filter((s) => s.status >= 500 && s.status !== 503)).toEqual([]);
@@ -147,14 +144,14 @@ describe("a killed embedded child", () => {
     const pid = temporalDevServerPid(rt.ports.temporal);
     expect(pid).toBeGreaterThan(0);
     const traffic = load(recover);
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor("answers before the kill", () => traffic.samples.some((x) => x.status === 200));
     process.kill(pid!, "SIGKILL");
     // The supervisor restarts it within a second or two, too quickly to look at. So the port is held by a
     // listener that accepts connections and never answers (the worst kind of outage: a hung engine) until
     // the outage has been seen; meanwhile the supervisor's restarts fail (port taken) and back off.
     const hung = await holdPort(rt.ports.temporal);
 
-    const down = await waitFor("/healthz reports the engine down", () => healthz(rt.baseUrl), (h) => h.status === 503, 10_000);
+    const down = await waitFor("/healthz reports the engine down", () => healthz(rt.baseUrl), { until: (h) => h.status === 503, timeoutMs: 10_000 });
     expect(down.body).toMatchObject({ status: "unavailable", checks: { database: true, workflowEngine: false, worker: false } });
     const started = Date.now();
     const refused = await recover();
@@ -167,12 +164,12 @@ describe("a killed embedded child", () => {
 
     // Hold the port until a restart has failed on it: on a loaded machine the CLI may take longer to reach
     // its bind than the outage above lasts, and would then simply win the port on its first try.
-    await waitFor("a restart failing on the held port", async () => logged("temporal dev server restart failed; retrying").length, (n) => n > 0, 60_000, 200);
+    await waitFor("a restart failing on the held port", async () => logged("temporal dev server restart failed; retrying").length, { until: (n) => n > 0, timeoutMs: 60_000, intervalMs: 200 });
     await hung.release();
     // Restarted on the same port and SQLite file; the client and the worker reconnect (or the worker is
     // created anew), so workflow-backed requests succeed again.
-    await waitFor("/healthz 200 again", () => healthz(rt.baseUrl), (h) => h.status === 200, 60_000, 500);
-    await waitFor("recovery succeeds again", recover, (r) => r.status === 200, 30_000, 500);
+    await waitFor("/healthz 200 again", () => healthz(rt.baseUrl), { until: (h) => h.status === 200, timeoutMs: 60_000, intervalMs: 500 });
+    await waitFor("recovery succeeds again", recover, { until: (r) => r.status === 200, timeoutMs: 30_000, intervalMs: 500 });
     const samples = await traffic.stop();
 
     // The restart can be quicker than one recovery in the loop: the 503 above is the one asserted; the loop

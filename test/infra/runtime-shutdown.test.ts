@@ -7,7 +7,8 @@ import { closeDatabase, connectDatabase } from "../../src/db/db.js";
 import { bootstrapTenant } from "../../src/domain/tenancy/bootstrap.js";
 import { embeddedPostgresUrl } from "../../src/infra/embedded-postgres.js";
 import { call } from "../support/http.js";
-import { freeRuntimePorts, healthz, startRuntimeProcess, waitFor, waitHealthy, type RuntimeProcess } from "./fixtures/runtime-process.js";
+import { freeRuntimePorts, healthz, startRuntimeProcess, waitHealthy, type RuntimeProcess } from "./fixtures/runtime-process.js";
+import { waitFor } from "../support/poll.js";
 
 /** The process `npm start` runs, stopped by a signal: bounded (10 s, exit 0) even with a delivery backlog. */
 
@@ -84,7 +85,7 @@ describe("stopping the runtime", () => {
   it("a SIGTERM while it is still starting lets the start finish, then stops gracefully", async () => {
     const rt = start(await tempDir(), await freeRuntimePorts());
     // Its first log line comes from inside the start: the embedded children are on their way up.
-    await waitFor("the first log line", async () => rt.logs.length, (n) => n > 0, 60_000);
+    await waitFor("the first log line", async () => rt.logs.length, { until: (n) => n > 0, timeoutMs: 60_000 });
     rt.child.kill("SIGTERM");
     expect(await exitWithin(rt, 60_000)).toEqual({ code: 0, signal: null });
     expect(rt.logs.some((l) => l.msg === "shut down")).toBe(true);
@@ -93,12 +94,13 @@ describe("stopping the runtime", () => {
   }, 90_000);
 
   it("exits 0 within 10 s of SIGTERM while webhook deliveries to a black hole are backed up", async () => {
-    const rt = start(await tempDir(), await freeRuntimePorts(), {
+    const dataDir = await tempDir();
+    const rt = start(dataDir, await freeRuntimePorts(), {
       // Deliveries wait on the black hole for their whole timeout; the dispatcher polls often.
       env: { SIGIL_WEBHOOK_TIMEOUT_MS: "30000", SIGIL_WEBHOOK_DISPATCHER_POLL_MS: "200" },
     });
     await waitHealthy(rt);
-    const db = connectDatabase(embeddedPostgresUrl(rt.ports.postgres), { max: 1 });
+    const db = connectDatabase(embeddedPostgresUrl(dataDir, rt.ports.postgres), { max: 1 });
     try {
       const t = await bootstrapTenant(db);
       const { port } = blackHole.address() as AddressInfo;
@@ -118,10 +120,9 @@ describe("stopping the runtime", () => {
       await waitFor(
         "a delivery backlog",
         async () => (await db.one("SELECT count(*) AS n FROM webhook_messages WHERE status = 'pending'")).n as number,
-        (n) => n >= 300,
-        30_000,
+        { until: (n) => n >= 300, timeoutMs: 30_000 },
       );
-      await waitFor("deliveries hanging on the black hole", async () => blackHoleSockets.size, (n) => n >= 3, 30_000);
+      await waitFor("deliveries hanging on the black hole", async () => blackHoleSockets.size, { until: (n) => n >= 3, timeoutMs: 30_000 });
     } finally {
       await closeDatabase(db);
     }

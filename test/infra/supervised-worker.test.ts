@@ -3,6 +3,7 @@ import type { NativeConnection } from "@temporalio/worker";
 import { createLogger } from "../../src/log.js";
 import { startSupervisedWorker } from "../../src/temporal/supervised-worker.js";
 import type { RunnableWorker } from "../../src/temporal/worker.js";
+import { waitFor } from "../support/poll.js";
 
 /**
  * The supervision logic alone, with a stand-in for the worker whose run() fails the way the SDK's does when
@@ -49,8 +50,7 @@ describe("startSupervisedWorker", () => {
       log,
       { name: "q", initialBackoffMs: 20 },
     );
-    for (const deadline = Date.now() + 5_000; made.length < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
-    expect(made).toHaveLength(2);
+    await waitFor("the second worker", () => made.length === 2, { timeoutMs: 5_000, intervalMs: 10 });
     expect(made[0]!.closed()).toBe(true);
     expect(sup.running()).toBe(true);
     expect(lines.map((l) => l.msg)).toEqual(["worker failed; creating a new one", "worker could not be created; retrying", "worker running again"]);

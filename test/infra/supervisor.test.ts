@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { startManagedProcess } from "../../src/infra/managed-process.js";
 import { supervise, type SupervisedChild } from "../../src/infra/supervisor.js";
+import { waitFor } from "../support/poll.js";
 
 /** Real child processes (`sleep`), killed the way a crash or an operator would. */
 
@@ -14,12 +15,6 @@ function recordingLog() {
 function sleeper(): SupervisedChild & { pid: number } {
   const p = startManagedProcess("sleep", ["1000"]);
   return { pid: p.child.pid!, exited: p.exited, stop: () => p.stop(1_000) };
-}
-
-async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !ok(); await sleep(20)) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-  }
 }
 
 describe("supervise", () => {
@@ -37,16 +32,17 @@ describe("supervise", () => {
       },
     });
     process.kill(children[0]!.pid, "SIGKILL");
-    await until("first restart", () => sup.restarts === 1);
+    await waitFor("first restart", () => sup.restarts === 1, { timeoutMs: 10_000, intervalMs: 20 });
     expect(lines[0]).toMatchObject({ level: "error", msg: "sleeper exited unexpectedly; restarting", fields: { exitCode: "SIGKILL" } });
     expect(lines[1]).toMatchObject({ level: "info", msg: "sleeper restarted" });
 
     process.kill(children[1]!.pid, "SIGTERM");
-    await until("second restart", () => sup.restarts === 2);
+    await waitFor("second restart", () => sup.restarts === 2, { timeoutMs: 10_000, intervalMs: 20 });
     expect(lines[2]?.fields).toMatchObject({ exitCode: "SIGTERM" });
 
     await sup.stop();
     expect(await children[2]!.exited).toBe("SIGTERM");
+    // Nothing to wait for: the test is that no restart follows within this time.
     await sleep(200);
     expect(children).toHaveLength(3);
     expect(sup.restarts).toBe(2);
@@ -67,7 +63,7 @@ describe("supervise", () => {
       },
     });
     process.kill(first.pid, "SIGKILL");
-    await until("restarted after failures", () => sup.restarts === 1);
+    await waitFor("restarted after failures", () => sup.restarts === 1, { timeoutMs: 10_000, intervalMs: 20 });
     const failures = lines.filter((l) => l.msg === "flaky restart failed; retrying");
     expect(failures.map((l) => l.fields?.retryInMs)).toEqual([40, 80, 80, 80]);
     expect(failures[0]?.fields?.error).toBe("port taken (attempt 1)");
@@ -83,6 +79,7 @@ describe("supervise", () => {
     sup.retire();
     process.kill(first.pid, "SIGINT"); // a terminal's Ctrl-C reaches the children too
     await first.exited;
+    // Nothing to wait for: the test is that no restart follows within this time.
     await sleep(100);
     expect(started).toBe(0);
     expect(lines).toEqual([]);

@@ -2,16 +2,21 @@ import http from "node:http";
 import http2 from "node:http2";
 import { describe, expect, it } from "vitest";
 import { createDualServer } from "../../src/server/listen.js";
+import { waitFor } from "../support/poll.js";
 
 /** close() drains: requests in flight finish (HTTP/1.1 and HTTP/2), new connections are refused, idle ones end. */
 
+/** Answers each request after `ms`; reached() lists the paths of the requests that reached the handler. */
 function slowServer(ms: number) {
-  return createDualServer((req, res) => {
+  const reached: string[] = [];
+  const server = createDualServer((req, res) => {
+    reached.push(req.url ?? "");
     setTimeout(() => {
       res.writeHead(200, { "content-type": "text/plain" });
       res.end(`done ${req.url}`);
     }, ms);
   });
+  return Object.assign(server, { reached: () => reached });
 }
 
 function get1(port: number, path: string, agent?: http.Agent): Promise<{ status: number; body: string; connection: string | undefined }> {
@@ -44,11 +49,11 @@ describe("createDualServer close()", () => {
       stream.on("end", () => resolve(body));
       stream.on("error", reject);
     });
-    await new Promise((r) => setTimeout(r, 100)); // both requests are in the handler now
+    await waitFor("both requests in the handler", () => server.reached().includes("/h1") && server.reached().includes("/h2"));
 
     const started = Date.now();
+    // The listener closes within the call (no wait needed before the next connection is refused).
     const closed = server.close(5_000);
-    await new Promise((r) => setTimeout(r, 20));
     await expect(get1(port, "/late")).rejects.toThrow(/ECONNREFUSED/);
 
     expect(await h1).toMatchObject({ status: 200, body: "done /h1" });
@@ -67,7 +72,7 @@ describe("createDualServer close()", () => {
       () => "answered",
       () => "cut",
     );
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor("the request in the handler", () => server.reached().includes("/hung"));
     await server.close(300);
     expect(await hung).toBe("cut");
   });

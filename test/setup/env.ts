@@ -23,6 +23,13 @@ export function testEnv(): TestEnv {
   const redisUrl = inject("REDIS_URL");
   const temporalAddress = inject("TEMPORAL_ADDRESS");
   const templateDatabase = inject("TEST_TEMPLATE_DATABASE");
+  if (inject("TEST_LANE") === "unit") {
+    // Fails at once rather than waiting on servers that were never started.
+    throw new Error(
+      "this file is in the unit lane, which starts no servers, yet asks for them (testEnv(), startTestApp(), migratedDatabase()): " +
+        "remove it from the unit lane in test/setup/lanes.ts so that it runs in the integration lane",
+    );
+  }
   if (!databaseUrl || !templateDatabase || !redisUrl || !temporalAddress) {
     throw new Error("test servers were not provided: run tests with `npm test` (vitest.config.ts runs test/setup/global-setup.ts)");
   }

@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
 import { Connection } from "@temporalio/client";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
@@ -15,12 +16,16 @@ import { createTemplateDatabase, createTestDatabase, dropRunDatabases, startTest
  * local throwaway servers, so `npm test` works on a machine with nothing configured.
  *
  * Test files read the addresses with testEnv() from test/setup/env.ts (vitest `inject`; see there why not
- * process.env). Whatever is started here is stopped by the returned teardown.
+ * process.env). Whatever is started here is stopped by the returned teardown. Meanwhile it builds the
+ * workflow bundle that every test worker reads (test/support/workflow-bundle.ts).
  */
 
 type Stop = () => Promise<void>;
 
 const installRedisScript = fileURLToPath(new URL("../../scripts/install-redis.sh", import.meta.url));
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+const workflowBundleModule = fileURLToPath(new URL("../support/workflow-bundle.ts", import.meta.url));
+const execFileAsync = promisify(execFile);
 
 const say = (line: string) => process.stderr.write(`[global-setup] ${line}\n`);
 // Child server output is noise unless it fails; failures carry their recent output in the error.
@@ -101,9 +106,24 @@ async function provideTemporal(): Promise<{ url: string; stop: Stop }> {
   return { url: temporal.address, stop: temporal.stop };
 }
 
+/**
+ * Builds the workflow bundle into the cache every test worker reads (test/support/workflow-bundle.ts) before
+ * any file starts, so that no two files build it at once. In a child process: bundling goes through the
+ * Temporal worker runtime, whose signal handlers do not belong in vitest's own process.
+ */
+async function provideWorkflowBundle(): Promise<{ stop: Stop }> {
+  const started = Date.now();
+  const script = `const { testWorkflowBundle } = await import(${JSON.stringify(workflowBundleModule)}); await testWorkflowBundle();`;
+  const { stderr } = await execFileAsync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: repoRoot, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 }).catch(
+    (err: { stderr?: string; message: string }) => Promise.reject(new Error(`cannot build the workflow bundle: ${err.stderr || err.message}`)),
+  );
+  say(`workflow bundle: ${stderr.includes("workflow bundle built") ? "built" : "cached"} (${Date.now() - started} ms)`);
+  return { stop: async () => undefined };
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // In parallel: the embedded Postgres and the Temporal dev server each take seconds to start.
-  const results = await Promise.allSettled([provideDatabase(), provideRedis(), provideTemporal()]);
+  const results = await Promise.allSettled([provideDatabase(), provideRedis(), provideTemporal(), provideWorkflowBundle()]);
   const started = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
   const teardown = async () => {
     const stops = await Promise.allSettled(started.map((s) => s.stop()));

@@ -11,6 +11,8 @@ declare module "vitest" {
     REDIS_URL: string;
     /** host:port of a Temporal frontend serving the "default" namespace. */
     TEMPORAL_ADDRESS: string;
+    /** The vitest project (test/setup/lanes.ts) a file runs in: "unit" files get none of the values above. */
+    TEST_LANE: "unit" | "integration";
   }
 }
 

@@ -1,7 +1,7 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "redis";
 import { startManagedProcess } from "../../src/infra/managed-process.js";
 import { findFreePort } from "../../src/infra/ports.js";
+import { waitFor } from "../support/poll.js";
 
 /**
  * A throwaway redis-server for a test run: no persistence, loopback only, killed at teardown (and by the
@@ -18,20 +18,20 @@ export async function startTestRedis(redisServer: string, log: (line: string) =>
   let exited = false;
   void server.exited.then(() => (exited = true));
 
-  const deadline = Date.now() + 15_000;
-  while (!exited && Date.now() < deadline) {
+  const answers = async () => {
+    if (exited) return "exited";
     const client = createClient({ url, socket: { reconnectStrategy: false, connectTimeout: 1_000 } });
     client.on("error", () => undefined);
     try {
       await client.connect();
-      if ((await client.ping()) === "PONG") return { url, stop: () => server.stop() };
-    } catch {
-      // not listening yet
+      return await client.ping();
     } finally {
       if (client.isOpen) client.destroy();
     }
-    await sleep(100);
-  }
+  };
+  // Connections are refused until it listens: retried. Anything but PONG (it exited, or the wait timed out) fails.
+  const answer = await waitFor(`redis-server on port ${port} to answer`, answers, { timeoutMs: 15_000, retryErrors: true }).catch((err: Error) => err.message);
+  if (answer === "PONG") return { url, stop: () => server.stop() };
   await server.stop(1_000);
-  throw new Error(`redis-server on port ${port} did not start:\n${server.recentOutput() || "(no output)"}`);
+  throw new Error(`redis-server on port ${port} did not start (${answer}):\n${server.recentOutput() || "(no output)"}`);
 }

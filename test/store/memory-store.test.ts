@@ -1,12 +1,16 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { setTimeout as sleep } from "node:timers/promises";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MemoryStore } from "../../src/store/memory-store.js";
 import { createStore } from "../../src/store/store.js";
 import { runStoreContract } from "./store-contract.js";
 
-runStoreContract("memory", async (opts) => new MemoryStore(opts));
+// The in-process store's TTLs run on the process clock and timers: fake ones move on at once.
+describe("the in-process store, its clock moved on by fake timers", () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+  runStoreContract("memory", async (opts) => new MemoryStore(opts), async (ms) => void (await vi.advanceTimersByTimeAsync(ms)));
+});
 
 describe("MemoryStore specifics", () => {
   it("createStore without a Redis URL gives the in-process store", async () => {
@@ -19,15 +23,17 @@ describe("MemoryStore specifics", () => {
   });
 
   it("sweeps expired entries that are never read again", async () => {
+    vi.useFakeTimers();
     const store = new MemoryStore({}, 20);
     try {
       await store.set("a", "1", 0.05);
       await store.set("b", "2", 60);
       expect(store.entryCount()).toBe(2);
-      await sleep(250);
+      await vi.advanceTimersByTimeAsync(250);
       expect(store.entryCount()).toBe(1);
     } finally {
       await store.close();
+      vi.useRealTimers();
     }
   });
 

@@ -6,11 +6,17 @@ import type { EphemeralStore } from "../../src/store/store.js";
 export type StoreFactory = (opts: { keyPrefix: string }) => Promise<EphemeralStore>;
 
 /**
- * The behaviour every EphemeralStore must have, run against each implementation so that the in-process
- * twin cannot drift from Redis. Timing: "expired" checks wait well past a short TTL (robust under load);
- * "still there" checks use long TTLs, never a race against a short one.
+ * Lets `ms` of the store's time pass. Redis keeps time on its server, so for it this is waiting; the
+ * in-process store reads the process clock and timers, which a test can move on at once (fake timers).
  */
-export function runStoreContract(name: string, factory: StoreFactory): void {
+export type PassTime = (ms: number) => Promise<void>;
+
+/**
+ * The behaviour every EphemeralStore must have, run against each implementation so that the in-process
+ * twin cannot drift from Redis. Timing: "expired" checks let time pass well past a short TTL (robust under
+ * load); "still there" checks use long TTLs, never a race against a short one.
+ */
+export function runStoreContract(name: string, factory: StoreFactory, passTime: PassTime = (ms) => sleep(ms)): void {
   describe(`EphemeralStore contract: ${name}`, () => {
     const opened: EphemeralStore[] = [];
     let seq = 0;
@@ -46,7 +52,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         await store.set("short", "x", 0.2);
         await store.set("forever", "y");
         await store.set("long", "z", 30);
-        await sleep(450);
+        await passTime(450);
         expect(await store.get("short")).toBeNull();
         expect(await store.get("forever")).toBe("y");
         expect(await store.get("long")).toBe("z");
@@ -56,7 +62,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         const store = await fresh();
         await store.set("k", "a", 0.2);
         await store.set("k", "b");
-        await sleep(450);
+        await passTime(450);
         expect(await store.get("k")).toBe("b");
       });
 
@@ -90,7 +96,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       it("is absent again once the value expired", async () => {
         const store = await fresh();
         expect(await store.setIfAbsent("k", "first", 0.2)).toBe(true);
-        await sleep(450);
+        await passTime(450);
         expect(await store.get("k")).toBeNull();
         expect(await store.setIfAbsent("k", "second", 30)).toBe(true);
         expect(await store.get("k")).toBe("second");
@@ -118,7 +124,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         const store = await fresh();
         expect(await store.take("missing")).toBeNull();
         await store.set("code", "x", 0.2);
-        await sleep(450);
+        await passTime(450);
         expect(await store.take("code")).toBeNull();
       });
 
@@ -146,7 +152,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       it("does not extend the window on later hits", async () => {
         const store = await fresh();
         const first = await store.incrWindow("rl", 60);
-        await sleep(300);
+        await passTime(300);
         const later = await store.incrWindow("rl", 60);
         expect(later.count).toBe(2);
         // The window started at the first hit: ~300 ms of it are gone.
@@ -157,7 +163,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         const store = await fresh();
         await store.incrWindow("rl", 0.3);
         expect((await store.incrWindow("rl", 0.3)).count).toBe(2);
-        await sleep(550);
+        await passTime(550);
         const fresh1 = await store.incrWindow("rl", 0.3);
         expect(fresh1.count).toBe(1);
         expect(fresh1.resetInMs).toBeGreaterThan(0);
@@ -176,7 +182,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
         const hit = await store.incrWindow("rl", 0.3);
         expect(hit.count).toBe(8);
         expect(hit.resetInMs).toBeGreaterThan(0);
-        await sleep(550);
+        await passTime(550);
         expect(await store.get("rl")).toBeNull();
       });
 

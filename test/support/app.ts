@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { bundleWorkflowCode } from "@temporalio/worker";
 import { DEFAULT_EXTERNAL_SIGN_IN_SETTINGS, DEFAULT_SDK_EVENT_LIMITS, DEFAULT_SESSION_MAX_AGE_SECONDS, DEFAULT_VERIFICATION_SETTINGS, DEFAULT_WEBHOOK_SETTINGS, type Config } from "../../src/config.js";
 import { closeDatabase, connectDatabase, type Database } from "../../src/db/db.js";
 import { migrate } from "../../src/db/migrate.js";
@@ -13,11 +12,12 @@ import { createApiHandler } from "../../src/server/app.js";
 import { createDualServer } from "../../src/server/listen.js";
 import { createStore, type EphemeralStore } from "../../src/store/store.js";
 import { connectTemporalClient, createFlows } from "../../src/temporal/flows.js";
-import { createWorkerPair, workflowsPath } from "../../src/temporal/worker.js";
+import { createWorkerPair } from "../../src/temporal/worker.js";
 import { NativeConnection } from "@temporalio/worker";
 import type { Client } from "@temporalio/client";
 import { testEnv } from "../setup/env.js";
 import { cloneTemplateDatabase } from "../setup/test-database.js";
+import { testWorkflowBundle } from "./workflow-bundle.js";
 
 export interface TestApp {
   baseUrl: string;
@@ -101,7 +101,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { disp
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
     activities: createActivities(deps),
-    workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger }),
+    workflowBundle: await testWorkflowBundle(),
     deliverySlots: config.webhooks.deliverySlots,
   });
   const running = worker.run();
@@ -138,6 +138,3 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { disp
     },
   };
 }
-
-const noop = () => {};
-const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: console.error, log: noop };

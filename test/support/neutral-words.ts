@@ -2,7 +2,7 @@ import type { Middleware } from "@dynamic-labs/sdk-api";
 
 /**
  * The published client names some SDK paths and request fields after vendors (the chat platform, the
- * decentralized-social network); the contract (shared/spec/service-api.md, naming convention) says the
+ * decentralized-social network); the contract (docs/spec/service-api.md, naming convention) says the
  * neutral word instead. A client app written for the vendor layout reaches Sigil with this one request
  * middleware: the same client, its paths and field names translated.
  */

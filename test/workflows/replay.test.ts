@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { Worker, bundleWorkflowCode } from "@temporalio/worker";
+import { Worker } from "@temporalio/worker";
 import { expect, it } from "vitest";
-import { workflowsPath } from "../../src/temporal/worker.js";
+import { testWorkflowBundle } from "../support/workflow-bundle.js";
 
 // Replays committed histories of real runs against today's workflow code: a change that would make a
 // running flow non-deterministic throws DeterminismViolationError here and fails CI. No server needed.
@@ -23,7 +23,7 @@ const histories = [
 it.each(histories)("replays %s deterministically", async (file) => {
   const json = JSON.parse(readFileSync(path.join(import.meta.dirname, "histories", file), "utf8"));
   expect(json.events.length).toBeGreaterThan(5);
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } });
+  const workflowBundle = await testWorkflowBundle();
   // The worker converts the JSON history itself (historyFromJSON here would meet a second protobufjs copy).
   await Worker.runReplayHistory({ workflowBundle }, json, `replay-${file}`);
 });

@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { WorkflowUpdateFailedError, type Client } from "@temporalio/client";
-import { NativeConnection, Worker, bundleWorkflowCode } from "@temporalio/worker";
+import { NativeConnection, Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWaasActivities } from "../../src/activities/waas.js";
 import { createWaasBackupActivities } from "../../src/activities/waas-backup.js";
@@ -18,9 +18,9 @@ import { findTemporalCli } from "../../src/infra/temporal-dev-server.js";
 import { connectTemporalClient } from "../../src/temporal/flows.js";
 import { workflowIds } from "../../src/temporal/ids.js";
 import { runWaasWalletOperation } from "../../src/temporal/waas-wallet.js";
-import { workflowsPath } from "../../src/temporal/worker.js";
 import { backupUpdate, recoverUpdate, runRoomUpdate, type WaasWalletInput } from "../../src/workflows/waas-wallet.js";
 import { migratedDatabase } from "../support/app.js";
+import { testWorkflowBundle } from "../support/workflow-bundle.js";
 import { TestDevice } from "../support/waas-device.js";
 import { testEnv } from "../setup/env.js";
 
@@ -28,7 +28,6 @@ import { testEnv } from "../setup/env.js";
 // worker of its own: the Update id makes a retried call the same operation, another environment's Update is
 // refused before it enters the history, and the committed history of a keygen + backup + recover replays.
 
-const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
 
 let db: Database;
 let client: Client;
@@ -54,7 +53,7 @@ beforeAll(async () => {
   worker = await Worker.create({
     connection,
     taskQueue,
-    workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: quietLogger }),
+    workflowBundle: await testWorkflowBundle(),
     activities: { ...createWaasActivities({ db, sealer }), ...createWaasBackupActivities({ db, sealer, backupSealer }) },
   });
   running = worker.run();
@@ -108,7 +107,7 @@ describe("replay", () => {
   it("records (RECORD_WAAS_HISTORY=1) or replays the committed history", async () => {
     if (process.env.RECORD_WAAS_HISTORY) await record();
     expect(existsSync(file), "waas-wallet-backup.json is committed").toBe(true);
-    const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+    const workflowBundle = await testWorkflowBundle();
     await Worker.runReplayHistory({ workflowBundle }, JSON.parse(readFileSync(file, "utf8")), "replay-waas-wallet-backup");
   }, 120_000);
 

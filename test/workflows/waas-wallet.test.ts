@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { WorkflowUpdateFailedError, type Client } from "@temporalio/client";
-import { NativeConnection, Worker, bundleWorkflowCode } from "@temporalio/worker";
+import { NativeConnection, Worker } from "@temporalio/worker";
 import { recoverAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWaasActivities } from "../../src/activities/waas.js";
@@ -22,11 +22,12 @@ import { findTemporalCli } from "../../src/infra/temporal-dev-server.js";
 import { connectTemporalClient } from "../../src/temporal/flows.js";
 import { workflowIds } from "../../src/temporal/ids.js";
 import { runWaasWalletOperation } from "../../src/temporal/waas-wallet.js";
-import { workflowsPath } from "../../src/temporal/worker.js";
 import { runRoomUpdate, type WaasWalletInput } from "../../src/workflows/waas-wallet.js";
 import { migratedDatabase } from "../support/app.js";
+import { testWorkflowBundle } from "../support/workflow-bundle.js";
 import { TestDevice, type RoomView } from "../support/waas-device.js";
 import { testEnv } from "../setup/env.js";
+import { waitFor } from "../support/poll.js";
 
 // The wallet actor against the real Temporal dev server and Postgres: a worker of its own on a private task
 // queue, running the real activities behind a thin wrapper that can (a) fail an activity once right AFTER
@@ -35,7 +36,6 @@ import { testEnv } from "../setup/env.js";
 // contributed to with the domain's own functions, as the SDK operations do (test/e2e/sdk-waas*.test.ts
 // covers those through the published client).
 
-const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
 // Short quiet time so the actors of this file end soon after it; production uses DEFAULT_ACTOR_POLICY.
 const POLICY = { idleMs: 3_000 };
 
@@ -99,7 +99,7 @@ beforeAll(async () => {
   worker = await Worker.create({
     connection,
     taskQueue,
-    workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: quietLogger }),
+    workflowBundle: await testWorkflowBundle(),
     activities: wrappedActivities(),
   });
   running = worker.run();
@@ -384,13 +384,12 @@ describe("the actor", () => {
     expect(d.memo).toMatchObject({ environmentId, walletId, userId });
     // Visibility is eventually consistent: list until the operator's query finds it.
     const query = `SigilEnvironmentId = "${environmentId}" AND SigilUserId = "${userId}" AND SigilOperation = "sign" AND WorkflowId = "${workflowIds.waasWallet(walletId)}"`;
-    let found = 0;
-    for (let i = 0; i < 50 && found === 0; i++) {
-      found = 0;
+    const listed = async () => {
+      let found = 0;
       for await (const _ of client.workflow.list({ query })) found++;
-      if (!found) await sleep(200);
-    }
-    expect(found).toBeGreaterThan(0);
+      return found;
+    };
+    await waitFor("the operator's query to find the wallet's workflow", listed, { timeoutMs: 10_000, intervalMs: 200 });
   });
 });
 
@@ -403,7 +402,7 @@ describe("replay", () => {
 
   it("records (RECORD_WAAS_HISTORY=1) or replays the committed histories", async () => {
     if (process.env.RECORD_WAAS_HISTORY) await record(dir, files);
-    const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+    const workflowBundle = await testWorkflowBundle();
     for (const file of files) {
       const p = path.join(dir, file);
       expect(existsSync(p), `${file} is committed`).toBe(true);

@@ -248,6 +248,31 @@ export async function visitTotals(q: Queryable, environmentId: string, r: DayRan
   return { visits: row.visits, uniqueVisitors: row.visitors };
 }
 
+export interface AllTimeAndDistinctInRange {
+  allTime: number;
+  inRange: number;
+}
+
+/**
+ * Live users (all time, and those with a session in the range) and distinct visitor ids of visits (all time,
+ * and those that visited in the range). Sessions of deleted users do not count: the user is gone.
+ */
+export async function userAndVisitorCounts(
+  q: Queryable,
+  environmentId: string,
+  r: DayRange,
+): Promise<{ users: AllTimeAndDistinctInRange; visitors: AllTimeAndDistinctInRange }> {
+  const row = await q.one(
+    `SELECT (SELECT count(*) FROM users WHERE environment_id = $1 AND deleted_at IS NULL) AS u_all,
+            (SELECT count(DISTINCT s.user_id) FROM sessions s JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
+             WHERE s.environment_id = $1 AND s.created_at >= $2 AND s.created_at < $3) AS u_in,
+            (SELECT count(DISTINCT visitor_id) FROM visits WHERE environment_id = $1) AS v_all,
+            (SELECT count(DISTINCT visitor_id) FROM visits WHERE environment_id = $1 AND created_at >= $2 AND created_at < $3) AS v_in`,
+    [environmentId, r.from, r.to],
+  );
+  return { users: { allTime: row.u_all, inRange: row.u_in }, visitors: { allTime: row.v_all, inRange: row.v_in } };
+}
+
 export interface WalletGroupRow {
   chain: string;
   provider: string;

@@ -7,6 +7,8 @@ export interface WaasPolicyRuleRecord {
   name: string;
   ruleType: "allow" | "deny";
   chain: "EVM" | "SOL";
+  /** The chain ids the rule is limited to (EVM chain ids, Solana network ids); empty: all. */
+  chainIds: number[];
   addresses: string[];
   /** Decimal string in the chain's native unit; null: no limit. */
   maxPerCall: string | null;
@@ -92,5 +94,7 @@ export async function isActiveEnvironmentTokenId(q: Queryable, environmentId: st
 }
 
 function toPolicy(r: Record<string, any>): WaasPolicyRecord {
-  return { id: r.id, environmentId: r.environment_id, rules: r.rules, createdAt: r.created_at, updatedAt: r.updated_at };
+  // Rules stored before rules took chain ids have none.
+  const rules = (r.rules as WaasPolicyRuleRecord[]).map((rule) => ({ ...rule, chainIds: rule.chainIds ?? [] }));
+  return { id: r.id, environmentId: r.environment_id, rules, createdAt: r.created_at, updatedAt: r.updated_at };
 }

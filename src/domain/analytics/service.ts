@@ -90,10 +90,15 @@ export async function visits(deps: Pick<Deps, "db">, access: EnvironmentAccess, 
   };
 }
 
+/**
+ * The published client's visitor statistics: users (live ones; active: with a session) and visitors (distinct
+ * visitor ids of the visits the SDK reported, signed in or not), each all time and distinct over the range,
+ * which the client calls the past month (its request sends no range: the last 30 days).
+ */
 export async function visitorsCount(deps: Pick<Deps, "db">, access: EnvironmentAccess, q: RangeQuery) {
-  const range = rangeOf(q);
-  const totals = await analytics.visitTotals(deps.db, access.environmentId, range);
-  return { range: shown(range), count: totals.uniqueVisitors };
+  const { users, visitors } = await analytics.userAndVisitorCounts(deps.db, access.environmentId, rangeOf(q));
+  const shape = (c: analytics.AllTimeAndDistinctInRange) => ({ count: c.allTime, uniquePastMonth: c.inRange });
+  return { users: shape(users), visitors: shape(visitors) };
 }
 
 /** Sums counts per key, largest first (ties by key) so answers are stable. */

@@ -4,7 +4,8 @@ import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
 import { DEFAULT_SIGNING_ALG, ensureSigningKey, rotateSigningKey, type SigningAlg } from "./keys.js";
-import { MAX_JWT_EXPIRATION_SECONDS, checkSections, effectiveSettings, type SettingsDocument } from "./settings.js";
+import { checkSettings, effectiveSettings, jwtLifetimeSeconds, type SettingsDocument } from "./settings.js";
+import { applySettingsUpdate, type SettingsPath } from "./update.js";
 
 type Page = { offset: number; limit: number };
 
@@ -25,14 +26,20 @@ export async function getEnvironment(deps: Deps, access: EnvironmentAccess): Pro
   return view(e);
 }
 
-/** Replaces the sections given; the others stay as they are. */
-export async function updateEnvironmentSettings(deps: Deps, access: EnvironmentAccess, update: SettingsDocument): Promise<EnvironmentView> {
-  const sections = checkSections(update);
+/** Changes the settings `paths` name to their values in `update`; everything else stays as it is. */
+export async function updateEnvironmentSettings(
+  deps: Deps,
+  access: EnvironmentAccess,
+  update: SettingsDocument,
+  paths: readonly SettingsPath[],
+): Promise<EnvironmentView> {
   return audited(deps, access, async (t, record) => {
     const before = await projects.findEnvironmentRecord(t, access.environmentId, { forUpdate: true });
     if (!before) throw notFound("environment");
-    const merged = { ...effectiveSettings(before.settings), ...sections };
-    const after = await projects.updateEnvironmentSettings(t, access.environmentId, merged);
+    const stored = applySettingsUpdate(before.settings as SettingsDocument, update, paths);
+    checkSettings(stored);
+    const merged = effectiveSettings(stored);
+    const after = await projects.updateEnvironmentSettings(t, access.environmentId, stored);
     await rotateKeyOnNewAlgorithm(deps, t, access.environmentId, effectiveSettings(before.settings).security, merged.security);
     await record({
       action: "environment.updated",
@@ -54,7 +61,7 @@ async function rotateKeyOnNewAlgorithm(deps: Deps, t: Parameters<typeof ensureSi
   const wanted = (after.jwtSigningAlgorithm as SigningAlg | undefined) || DEFAULT_SIGNING_ALG;
   const current = await ensureSigningKey(deps, t, environmentId);
   if (current.alg === wanted) return;
-  await rotateSigningKey(deps, t, environmentId, wanted, Number(before.jwtExpirationSeconds) || MAX_JWT_EXPIRATION_SECONDS);
+  await rotateSigningKey(deps, t, environmentId, wanted, jwtLifetimeSeconds(before));
 }
 
 /** The public half of the environment's JWT signing key (made on first use for older environments). */

@@ -1,5 +1,6 @@
 import { badRequest } from "../../errors.js";
 import type { GateRuleData } from "../../db/repositories/gates.js";
+import { SOLANA_CLUSTERS } from "../chains/solana-clusters.js";
 import { CAIP2_NAMESPACE_CHAINS, normalizeWalletAddress } from "../wallets/addresses.js";
 
 /** A rule as the API sends it (already checked against the proto's field rules). */
@@ -14,16 +15,6 @@ export interface GateRuleInput {
 
 const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
 
-
-/**
- * Solana clusters by the network ids the published client uses (101 mainnet, 102 testnet, 103 devnet) and
- * their CAIP-2 references (genesis hash prefixes).
- */
-const SOLANA_CLUSTERS: [number, string][] = [
-  [101, "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"],
-  [102, "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z"],
-  [103, "EtWTRABZaYq6iMfeYKouRu166VU2xqa1"],
-];
 
 /** The published client's rule type `token` is the holding of a fungible token; older callers say tokenBalance. */
 export const canonicalType = (type: string) => (type === "tokenBalance" ? "token" : type);

@@ -1,4 +1,4 @@
-import { DomainError } from "../../errors.js";
+import { rateLimited } from "../../errors.js";
 import type { EphemeralStore } from "../../store/store.js";
 
 /** Wrong answers of one factor that lock it. */
@@ -45,7 +45,12 @@ async function lock(store: EphemeralStore, base: string): Promise<number> {
   return seconds;
 }
 
+/** A fixed bound (no setting): five wrong answers within the hour lock the factor. */
 const locked = (factor: SecondFactor, retryAfterSeconds: number) =>
-  new DomainError("rate_limited", "factor_locked", `too many wrong ${factor} answers: this factor is locked; retry in ${retryAfterSeconds} s`, {
-    retryAfterSeconds,
-  });
+  rateLimited(
+    "factor_locked",
+    `too many wrong ${factor} answers`,
+    { scope: "factor", limit: MAX_FAILURES, windowSeconds: FAILURE_WINDOW_SECONDS },
+    retryAfterSeconds * 1000,
+    "then the factor is locked",
+  );

@@ -1,23 +1,21 @@
 import { unprocessable } from "../../errors.js";
 import { isDeeplinkUrl } from "../../db/repositories/oauth.js";
-import * as projects from "../../db/repositories/projects.js";
 import type { Deps } from "../deps.js";
 import { normalizeDeeplinkUrl } from "../deeplink-urls/deeplink-url.js";
-import { effectiveSettings } from "../environments/settings.js";
 import { originPatterns } from "../origins/service.js";
 import { originAllowedBy } from "../origins/origin.js";
 
 const refused = () =>
   unprocessable(
     "redirect_url_not_allowed",
-    "redirectUrl must be on one of the environment's origins, one of its deeplink URLs or in security.allowedRedirectUrls",
+    "redirectUrl must be on one of the environment's origins or one of its deeplink URLs",
     { field: "redirectUrl" },
   );
 
 /**
  * Where the browser may be sent back after the provider's callback: never an open redirect. Allowed are
- * the environment's origins (a web app's own pages), its deeplink URLs and security.allowedRedirectUrls
- * (compared without the query, which the app may vary). Answers the URL to use, normalized.
+ * the environment's origins (a web app's own pages) and its deeplink URLs (the client's home for exact
+ * redirect targets, compared without the query, which the app may vary). Answers the URL to use, normalized.
  */
 export async function checkRedirectTarget(deps: Deps, environmentId: string, input: string): Promise<string> {
   const parsed = normalizeDeeplinkUrl(input);
@@ -26,13 +24,6 @@ export async function checkRedirectTarget(deps: Deps, environmentId: string, inp
   const withoutQuery = url.split("?")[0]!;
   if (/^https?:/.test(url) && originAllowedBy(await originPatterns(deps, environmentId), new URL(url).origin)) return url;
   if ((await isDeeplinkUrl(deps.db, environmentId, url)) || (await isDeeplinkUrl(deps.db, environmentId, withoutQuery))) return url;
-  const env = await projects.findEnvironmentRecord(deps.db, environmentId);
-  const allowed = (effectiveSettings(env?.settings ?? {}).security.allowedRedirectUrls ?? []) as unknown[];
-  for (const a of allowed) {
-    if (typeof a !== "string") continue;
-    const n = normalizeDeeplinkUrl(a);
-    if (n.ok && (n.url === url || n.url === withoutQuery)) return url;
-  }
   throw refused();
 }
 

@@ -3,7 +3,7 @@ import * as keys from "../../db/repositories/environment-keys.js";
 import type { Database } from "../../db/db.js";
 import type { Sealer } from "../../crypto/seal.js";
 import { ensureSigningKey, signingKeyAad } from "../environments/keys.js";
-import { DEFAULT_JWT_EXPIRATION_SECONDS, effectiveSettings } from "../environments/settings.js";
+import { effectiveSettings, jwtLifetimeSeconds } from "../environments/settings.js";
 import * as projects from "../../db/repositories/projects.js";
 import { DomainError } from "../../errors.js";
 import { isUuid } from "../../db/text-match.js";
@@ -104,7 +104,7 @@ function tokenPolicyOf(settings: Record<string, unknown>): TokenPolicy {
   const s = effectiveSettings(settings);
   const collect = (s.sdk.collectUserData ?? {}) as Record<string, { enabled?: boolean }>;
   return {
-    lifetimeSeconds: Number(s.security.jwtExpirationSeconds) || DEFAULT_JWT_EXPIRATION_SECONDS,
+    lifetimeSeconds: jwtLifetimeSeconds(s.security),
     collected: new Set(Object.entries(collect).filter(([, f]) => f?.enabled).map(([k]) => k)),
     mfa: mfaPolicyOf(settings),
   };

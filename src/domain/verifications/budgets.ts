@@ -1,4 +1,4 @@
-import { DomainError } from "../../errors.js";
+import { rateLimited } from "../../errors.js";
 import type { EphemeralStore } from "../../store/store.js";
 
 /**
@@ -14,28 +14,26 @@ import type { EphemeralStore } from "../../store/store.js";
  *   address, still gets that many guesses a day in all.
  */
 
-/** 429 with the seconds to wait (the error interceptor turns payload.retryAfterSeconds into Retry-After). */
-function limited(code: string, message: string, resetInMs: number): never {
-  const retryAfterSeconds = Math.max(1, Math.ceil(resetInMs / 1000));
-  throw new DomainError("rate_limited", code, `${message}; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
-}
-
 /** At most `limit` code sends to one identifier a minute (0 = unbounded): 429 rate_limited. */
 export async function checkIdentifierSends(store: EphemeralStore, limit: number, environmentId: string, channel: "email" | "sms", identifier: string): Promise<void> {
   if (limit === 0) return;
   const { count, resetInMs } = await store.incrWindow(`verification-sends:${environmentId}:${channel}:${identifier}`, 60);
-  if (count > limit) limited("rate_limited", `too many codes sent to this ${channel === "email" ? "e-mail address" : "phone number"}`, resetInMs);
+  if (count > limit) {
+    const what = `too many codes sent to this ${channel === "email" ? "e-mail address" : "phone number"}`;
+    throw rateLimited("rate_limited", what, { scope: "identifier", limit, windowSeconds: 60, setting: "SIGIL_CODE_SENDS_PER_MINUTE" }, resetInMs);
+  }
 }
 
 /** The environment's SMS budget, per hour and per day (0 = unbounded): 429 sms_budget_exhausted, nothing sent. */
 export async function checkEnvironmentSms(store: EphemeralStore, limits: { perHour: number; perDay: number }, environmentId: string): Promise<void> {
-  for (const [limit, seconds, what] of [
-    [limits.perHour, 3600, "hour"],
-    [limits.perDay, 86_400, "day"],
+  for (const [limit, seconds, what, setting] of [
+    [limits.perHour, 3600, "hour", "SIGIL_SMS_PER_ENVIRONMENT_PER_HOUR"],
+    [limits.perDay, 86_400, "day", "SIGIL_SMS_PER_ENVIRONMENT_PER_DAY"],
   ] as const) {
     if (limit === 0) continue;
     const { count, resetInMs } = await store.incrWindow(`verification-sms-budget:${environmentId}:${what}`, seconds);
-    if (count > limit) limited("sms_budget_exhausted", `this environment has sent its ${limit} SMS codes for this ${what}`, resetInMs);
+    if (count > limit)
+      throw rateLimited("sms_budget_exhausted", "too many SMS codes sent by this environment", { scope: "environment", limit, windowSeconds: seconds, setting }, resetInMs);
   }
 }
 
@@ -61,7 +59,13 @@ export class FailureBudget {
   }
 
   private exhausted(resetInMs: number): never {
-    limited("too_many_wrong_codes", `${this.limit} wrong codes were given for this identifier today`, resetInMs);
+    // The window is the UTC day: the wait runs to its end.
+    throw rateLimited(
+      "too_many_wrong_codes",
+      "too many wrong codes for this e-mail address or phone number today",
+      { scope: "identifier", limit: this.limit, windowSeconds: 86_400, setting: "SIGIL_CODE_FAILURES_PER_IDENTIFIER_PER_DAY" },
+      resetInMs,
+    );
   }
 
   /** 429 too_many_wrong_codes when the identifier's budget is spent (before a code is even sent). */

@@ -7,6 +7,7 @@ import type { WaasPolicyRuleRecord } from "../../db/repositories/waas.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
+import { isSolanaNetworkId } from "../chains/solana-clusters.js";
 import { canonicalEvmAddress } from "../wallets/addresses.js";
 import { fromClientChain } from "./chain-names.js";
 
@@ -15,9 +16,13 @@ import { fromClientChain } from "./chain-names.js";
  * named by a ruleId the service generates. The policy exists while it has rules: adding the first creates
  * it, deleting the last removes it.
  *
- * Evaluation: a rule applies to a request on its chain whose method it names (no methods: all). Its
- * addresses (allowlisted recipients) and maxPerCall (in the chain's native unit) are conditions on what a
- * request moves or authorises. A request that moves nothing (a message) is not held to them. A request that
+ * Evaluation: a rule applies to a request on its chain whose method it names (no methods: all) and, when
+ * it names chainIds, that is bound to one of them. A request is bound to the chain its bytes name (an EVM
+ * transaction's EIP-155 chain id, typed data's domain chainId, an EIP-7702 authorization's chain id) or,
+ * on Solana, whose bytes name no cluster, to the cluster the request names; a request bound to none (a
+ * message, an authorization for chain 0) is valid on every chain, so it is within a deny rule's chains and
+ * outside an allow rule's. Its addresses (allowlisted recipients) and maxPerCall (in the chain's native
+ * unit) are conditions on what a request moves or authorises. A request that moves nothing (a message) is not held to them. A request that
  * does (a transaction, a Permit) states every address it pays or authorises and its native value, and says
  * when either cannot be established (a call the service does not decode, tokens whose amount is not in the
  * native unit):
@@ -39,6 +44,8 @@ export interface PolicyRuleInput {
   ruleType: string;
   /** Every chain the request named for the rule (EVM, SVM or SOL); a rule takes exactly one. */
   chains: string[];
+  /** The chain ids it named (the client's chainId and chainIds), unchecked; none: every chain of the family. */
+  chainIds?: number[];
   addresses: string[];
   /** Decimal string; "" for no limit. */
   maxPerCall: string;
@@ -49,6 +56,11 @@ export interface PolicyRuleInput {
 
 export interface SigningRequest {
   chain: string;
+  /**
+   * The chain id the request is bound to (EVM chain id; Solana: the cluster's network id, 101-103). Absent:
+   * bound to none, valid on every chain (a message, an EIP-7702 authorization for chain 0).
+   */
+  chainId?: number;
   method: "signMessage" | "signTransaction" | "signTypedData";
   /**
    * Every address the request pays or authorises: native recipients, the contract a transaction calls, a
@@ -93,6 +105,13 @@ function validateRule(r: PolicyRuleInput, field: string, ruleId: string): WaasPo
   if (chains.length !== 1) throw badRequest("invalid_rule_chain", "a rule applies to exactly one chain: EVM or SVM", { field: `${field}.chain` });
   const chain = chains[0];
   if (chain !== "EVM" && chain !== "SOL") throw badRequest("invalid_rule_chain", `chain ${chain} is not supported`, { field: `${field}.chain` });
+  const chainIds = unique(r.chainIds ?? []);
+  chainIds.forEach((id, j) => {
+    if (chain === "EVM" ? !Number.isSafeInteger(id) || id <= 0 : !isSolanaNetworkId(id))
+      throw badRequest("invalid_chain_id", chain === "EVM" ? `${id} is not an EVM chain id (a positive integer)` : `${id} is not a Solana cluster's network id (101, 102 or 103)`, {
+        field: `${field}.chainIds[${j}]`,
+      });
+  });
   const addresses = unique(
     r.addresses.map((a, j) => {
       const c = canonicalAddress(a.trim(), chain);
@@ -105,6 +124,7 @@ function validateRule(r: PolicyRuleInput, field: string, ruleId: string): WaasPo
     name: r.name.trim(),
     ruleType: r.ruleType,
     chain,
+    chainIds,
     addresses,
     maxPerCall: r.maxPerCall === "" ? null : r.maxPerCall,
     methods: unique(r.methods),
@@ -161,8 +181,18 @@ function valueMatches(rule: WaasPolicyRuleRecord, req: SigningRequest): boolean 
   return rule.ruleType === "allow" ? !over : over;
 }
 
+/**
+ * Whether the request is bound to one of the rule's chains. One bound to none is valid on all of them, so
+ * it is within a deny rule's chains, never within an allow rule's (what cannot be judged is not cleared).
+ */
+function chainIdMatches(rule: WaasPolicyRuleRecord, req: SigningRequest): boolean {
+  if (!rule.chainIds.length) return true;
+  if (req.chainId === undefined) return rule.ruleType === "deny";
+  return rule.chainIds.includes(req.chainId);
+}
+
 function matches(rule: WaasPolicyRuleRecord, req: SigningRequest): boolean {
-  if (rule.chain !== req.chain) return false;
+  if (rule.chain !== req.chain || !chainIdMatches(rule, req)) return false;
   if (rule.methods.length && !rule.methods.includes(req.method)) return false;
   return addressesMatch(rule, req) && valueMatches(rule, req);
 }

@@ -4,6 +4,7 @@ import { hashAuthorization } from "viem/utils";
 import { formatUnits, hashMessage, hashTypedData, isHex, keccak256, parseTransaction, serializeTransaction, type TransactionSerializable } from "viem";
 import { findWaasPolicy } from "../../db/repositories/waas.js";
 import { badRequest, unprocessable } from "../../errors.js";
+import { solanaNetworkIdOf } from "../chains/solana-clusters.js";
 import type { Deps } from "../deps.js";
 import { canonicalEvmAddress } from "../wallets/addresses.js";
 import { evmTransactionRequest, evmTypedDataRequest } from "./evm-moves.js";
@@ -87,7 +88,7 @@ function evm(input: SignMessageInput, allowedEvmChainIds?: readonly number[]): {
     return {
       prepared: { scheme: "ecdsa-secp256k1", digest: keccak256(serialized), kind: "transaction", serialized },
       // The policy's limits are in ether (the chain's native unit), the transaction's value in wei.
-      requests: [evmTransactionRequest(to, value, t.data ? (t.data as `0x${string}`) : undefined)],
+      requests: [{ ...evmTransactionRequest(to, value, t.data ? (t.data as `0x${string}`) : undefined), chainId: t.chainId }],
     };
   }
   if (c.evmTypedData) {
@@ -97,7 +98,8 @@ function evm(input: SignMessageInput, allowedEvmChainIds?: readonly number[]): {
     } catch (e) {
       throw invalid("context.evmTypedData", (e as Error).message.split("\n")[0]!);
     }
-    return { prepared: { scheme: "ecdsa-secp256k1", digest, kind: "typedData" }, requests: [evmTypedDataRequest(c.evmTypedData)] };
+    const chainId = typedDataChainId(c.evmTypedData.domain);
+    return { prepared: { scheme: "ecdsa-secp256k1", digest, kind: "typedData" }, requests: [{ ...evmTypedDataRequest(c.evmTypedData), ...(chainId ? { chainId } : {}) }] };
   }
   if (c.eip7702Auth) {
     const a = c.eip7702Auth;
@@ -106,7 +108,8 @@ function evm(input: SignMessageInput, allowedEvmChainIds?: readonly number[]): {
     const digest = hashAuthorization({ contractAddress: address, chainId: a.chainId, nonce: a.nonce });
     // Delegating the account to a contract is a transaction to it that lets the contract spend anything later:
     // the delegate is named, the value it may move is not.
-    const request: SigningRequest = { chain: "EVM", method: "signTransaction", recipients: [address], value: "0", unknownValue: true };
+    // Chain 0 authorises the delegation on every chain: bound to none.
+    const request: SigningRequest = { chain: "EVM", method: "signTransaction", recipients: [address], value: "0", unknownValue: true, ...(a.chainId > 0 ? { chainId: a.chainId } : {}) };
     return { prepared: { scheme: "ecdsa-secp256k1", digest, kind: "authorization" }, requests: [request] };
   }
   const raw = c.evmMessage?.raw ?? (input.isFormatted ? input.message : undefined);
@@ -116,6 +119,16 @@ function evm(input: SignMessageInput, allowedEvmChainIds?: readonly number[]): {
   }
   if (typeof input.message !== "string" || !input.message) throw invalid("message", "nothing to sign");
   return { prepared: { scheme: "ecdsa-secp256k1", digest: hashMessage(input.message), kind: "message" }, requests: [{ chain: "EVM", method: "signMessage" }] };
+}
+
+/**
+ * The chain EIP-712 typed data is bound to: its domain's chainId (a number, or a decimal or 0x-hex string
+ * as JSON carries a uint256); undefined when it names none (or 0, which no chain has).
+ */
+function typedDataChainId(domain: Record<string, unknown> | undefined): number | undefined {
+  const v = domain?.chainId;
+  const n = typeof v === "number" ? v : typeof v === "string" && /^(0x[0-9a-fA-F]{1,16}|[0-9]{1,20})$/.test(v) ? Number(BigInt(v)) : undefined;
+  return n !== undefined && Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
 /** Solana message bytes: a formatted message is hex, base58 or base64 as given; else the UTF-8 text. */
@@ -138,8 +151,12 @@ function svm(input: SignMessageInput): { prepared: PreparedSignature; requests: 
     const txs = c.svmTransaction.serializedTransactions;
     if (!Array.isArray(txs) || txs.length !== 1) throw unprocessable("one_transaction_per_request", "sign one serialized transaction per request");
     const { messageBytes, moves } = solanaMessageOf(txs[0]!);
+    // A Solana transaction's bytes name no cluster (its recent blockhash is of one, which the service, calling
+    // no node, cannot look up): it is bound to the cluster the request names, when it names a known one.
+    const cluster = typeof c.svmTransaction.chainId === "string" ? solanaNetworkIdOf(c.svmTransaction.chainId) : undefined;
     const request: SigningRequest = {
       chain: "SOL",
+      ...(cluster ? { chainId: cluster } : {}),
       method: "signTransaction",
       recipients: moves.recipients,
       value: formatUnits(moves.lamports, 9),

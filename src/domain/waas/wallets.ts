@@ -112,10 +112,17 @@ async function createWaasWallet(
   }
 }
 
+/**
+ * A backup record with the id its key share has at the location: the one the caller named (an external
+ * vault's, a drive file's), else the record's own id, under which the share is known when the location
+ * gives it none (the service, a drive the device chose the file of). The client requires one per location.
+ */
+const withLocationId = (b: repo.KeyShareBackupRecord): repo.KeyShareBackupRecord => ({ ...b, externalKeyShareId: b.externalKeyShareId || b.id });
+
 export async function getWaasWallet(deps: Pick<Deps, "db">, access: EnvironmentAccess, walletId: string) {
   const w = await repo.findWaasWallet(deps.db, access.environmentId, walletId);
   if (!w) throw notFound("waas wallet");
-  return { wallet: w, backups: await repo.listKeyShareBackups(deps.db, access.environmentId, walletId) };
+  return { wallet: w, backups: (await repo.listKeyShareBackups(deps.db, access.environmentId, walletId)).map(withLocationId) };
 }
 
 /**
@@ -215,7 +222,7 @@ export async function recordKeyShareBackups(
   return audited(deps, access, async (t, record) => {
     const w = await repo.findWaasWallet(t, access.environmentId, walletId);
     if (!w || (ownerId !== null && w.userId !== ownerId)) throw notFound("waas wallet");
-    const stored = await repo.upsertKeyShareBackups(t, access.environmentId, walletId, distinct);
+    const stored = (await repo.upsertKeyShareBackups(t, access.environmentId, walletId, distinct)).map((s) => ({ ...s, record: withLocationId(s.record) }));
     for (const { record: b, created } of stored)
       await record({
         action: created ? "waas_key_share_backup.created" : "waas_key_share_backup.updated",

@@ -8,6 +8,7 @@ import type { ChainNetworkSetting, SettingsDocument } from "../../domain/environ
 import { ts } from "../mappers.js";
 import { pageOf } from "../paging.js";
 import { toEnvironment, toEnvironmentSettings } from "./mappers.js";
+import { namedSettings } from "./update-paths.js";
 import { environmentOf, projectOf } from "../tenant-context.js";
 
 const asJson = (v: unknown) => v as Record<string, unknown>;
@@ -28,21 +29,21 @@ export function registerEnvironments(router: ConnectRouter, deps: Deps) {
     },
     async updateEnvironmentSettings(req, ctx) {
       const access = environmentOf(ctx);
-      // Sections in their JSON form (the stored document's); a section given replaces the stored one.
-      const update: SettingsDocument = {};
-      if (req.general) update.general = asJson(toJson(GeneralSettingsSchema, req.general));
-      if (req.security) update.security = asJson(toJson(SecuritySettingsSchema, req.security, { alwaysEmitImplicit: true }));
-      if (req.sdk) update.sdk = asJson(toJson(SdkSettingsSchema, req.sdk, { alwaysEmitImplicit: true }));
-      // Repeated fields cannot say "absent": an empty chains list leaves the stored one.
-      if (req.chains.length > 0)
-        update.chains = req.chains.map((c) => ({
+      // Every section in its JSON form (the stored document's), zeros included: the named paths pick from it.
+      const emit = { alwaysEmitImplicit: true };
+      const update: SettingsDocument = {
+        general: req.general && asJson(toJson(GeneralSettingsSchema, req.general, emit)),
+        security: req.security && asJson(toJson(SecuritySettingsSchema, req.security, emit)),
+        sdk: req.sdk && asJson(toJson(SdkSettingsSchema, req.sdk, emit)),
+        chains: req.chains.map((c) => ({
           name: c.name,
           enabled: c.enabled,
-          ...(c.networks.length ? { networks: c.networks.map((n) => toJson(ChainNetworkSchema, n, { alwaysEmitImplicit: true }) as unknown as ChainNetworkSetting) } : {}),
-        }));
-      if (req.design) update.design = asJson(req.design);
-      if (req.privacy) update.privacy = asJson(req.privacy);
-      const environment = await environments.updateEnvironmentSettings(deps, access, update);
+          ...(c.networks.length ? { networks: c.networks.map((n) => toJson(ChainNetworkSchema, n, emit) as unknown as ChainNetworkSetting) } : {}),
+        })),
+        design: req.design && asJson(req.design),
+        privacy: req.privacy && asJson(req.privacy),
+      };
+      const environment = await environments.updateEnvironmentSettings(deps, access, update, namedSettings(req));
       return { environment: toEnvironment(environment), settings: toEnvironmentSettings(environment.settings) };
     },
     async getEnvironmentKeys(req, ctx) {

@@ -7,7 +7,6 @@ import type { StoredEvent } from "../../db/repositories/events-read.js";
 import type { Deps } from "../../domain/deps.js";
 import * as events from "../../domain/events/service.js";
 import { checkPublishLimits } from "../../domain/events/publish-limits.js";
-import { DomainError, toConnectError } from "../../errors.js";
 import { clientAddress } from "../context.js";
 import { nextCursor, pageFromCursor } from "../cursor.js";
 import { str, ts } from "../mappers.js";
@@ -62,11 +61,7 @@ export function registerEvents(router: ConnectRouter, deps: Deps) {
   router.service(SdkEventsService, {
     async publishEvents(req, ctx) {
       const { environmentId } = publicEnvironmentOf(ctx);
-      const hit = await checkPublishLimits(deps.store, deps.config.sdkEvents, environmentId, clientAddress(ctx));
-      if (hit) {
-        const err = new DomainError("rate_limited", "rate_limited", `too many event publications from this ${hit.scope}, retry later`, { scope: hit.scope });
-        throw toConnectError(err, { "retry-after": String(hit.retryAfterSeconds) });
-      }
+      await checkPublishLimits(deps.store, deps.config.sdkEvents, environmentId, clientAddress(ctx));
       const accepted = await events.publishClientEvents(
         deps,
         environmentId,

@@ -1,17 +1,16 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { SdkRateLimits } from "../../config.js";
 import { RateLimit } from "../../gen/sigil/options/v0/options_pb.js";
-import { DomainError, toConnectError } from "../../errors.js";
+import { rateLimited, type RateBound } from "../../errors.js";
 import type { EphemeralStore } from "../../store/store.js";
 import { CLIENT_IP_HEADER, clientIpKey, principalKey } from "../context.js";
 import { methodRules } from "../method-options.js";
 import { tenantPlanOf } from "../tenant-rules.js";
 
-/** A fixed window: how many calls per how many seconds, under which key prefix. */
-interface Window {
+/** A fixed window: the bound, the store key it counts under, and what the 429 calls the calls. */
+interface Window extends RateBound {
   key: string;
-  limit: number;
-  seconds: number;
+  what: string;
 }
 
 /**
@@ -27,20 +26,40 @@ export function rateLimitInterceptor(store: EphemeralStore, perMinute: number, s
     const ip = req.contextValues.get(clientIpKey) || req.header.get(CLIENT_IP_HEADER) || "unknown";
     for (const w of windowsOf(req.method, p.kind === "api_token" ? p.tokenId : null, ip, perMinute, sdk)) {
       if (w.limit === 0) continue;
-      const { count, resetInMs } = await store.incrWindow(w.key, w.seconds);
-      if (count > w.limit) {
-        const retryAfter = String(Math.max(1, Math.ceil(resetInMs / 1000)));
-        throw toConnectError(new DomainError("rate_limited", "rate_limited", "too many requests, retry later"), { "retry-after": retryAfter });
-      }
+      const { count, resetInMs } = await store.incrWindow(w.key, w.windowSeconds);
+      if (count > w.limit) throw rateLimited("rate_limited", w.what, w, resetInMs);
     }
     return next(req);
   };
 }
 
 function windowsOf(method: Parameters<typeof methodRules>[0], tokenId: string | null, ip: string, perMinute: number, sdk: SdkRateLimits): Window[] {
-  if (tenantPlanOf(method).scope !== "public")
-    return [{ key: tokenId ? `ratelimit:token:${tokenId}` : `ratelimit:ip:${ip}`, limit: perMinute, seconds: 60 }];
-  const windows: Window[] = [{ key: `ratelimit:sdk:${ip}`, limit: sdk.perAddressPer10s, seconds: 10 }];
-  if (methodRules(method).rateLimit === RateLimit.SIGN_IN) windows.push({ key: `ratelimit:sign-in:${ip}`, limit: sdk.signInPerAddressPerMinute, seconds: 60 });
+  if (tenantPlanOf(method).scope !== "public") {
+    const management = { limit: perMinute, windowSeconds: 60, setting: "SIGIL_RATE_LIMIT_PER_MINUTE" };
+    return [
+      tokenId
+        ? { ...management, key: `ratelimit:token:${tokenId}`, scope: "token", what: "too many requests with this API token" }
+        : { ...management, key: `ratelimit:ip:${ip}`, scope: "address", what: "too many requests from this address" },
+    ];
+  }
+  const windows: Window[] = [
+    {
+      key: `ratelimit:sdk:${ip}`,
+      scope: "address",
+      limit: sdk.perAddressPer10s,
+      windowSeconds: 10,
+      setting: "SIGIL_SDK_RATE_LIMIT_PER_10S",
+      what: "too many SDK requests from this address",
+    },
+  ];
+  if (methodRules(method).rateLimit === RateLimit.SIGN_IN)
+    windows.push({
+      key: `ratelimit:sign-in:${ip}`,
+      scope: "address",
+      limit: sdk.signInPerAddressPerMinute,
+      windowSeconds: 60,
+      setting: "SIGIL_SIGN_IN_RATE_LIMIT_PER_MINUTE",
+      what: "too many sign-in requests from this address",
+    });
   return windows;
 }

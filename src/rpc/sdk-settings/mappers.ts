@@ -62,17 +62,9 @@ function toNetwork(n: CustomNetworkRecord, chain: string) {
 export const toNetworkGroups = (groups: NetworkGroup[]) =>
   groups.map((g) => ({ chainName: g.chainName, networks: g.networks.map((n) => toNetwork(n, g.chainName)) }));
 
-/** The JWT lifetime in the largest of the client's units (days, hours, minutes) that says it exactly. */
-function jwtDuration(seconds: number) {
-  if (seconds % 86_400 === 0) return { amount: seconds / 86_400, unit: "days" };
-  if (seconds % 3_600 === 0) return { amount: seconds / 3_600, unit: "hours" };
-  return { amount: seconds / 60, unit: "minutes" };
-}
-
 export function toProjectSettings(view: SdkEnvironmentView, publicUrl: string) {
   const s = toEnvironmentSettings(view.settings);
-  const security = view.settings.security as { jwtExpirationSeconds?: number; externalAuth?: Record<string, unknown> };
-  const external = security.externalAuth ?? {};
+  const external = (s.security?.externalAuth ?? {}) as { enabled?: boolean; iss?: string; aud?: string; jwksUrl?: string };
   return {
     environmentName: view.environmentName,
     chains: s.chains,
@@ -84,9 +76,12 @@ export function toProjectSettings(view: SdkEnvironmentView, publicUrl: string) {
     providers: view.providers.map((p) => toSdkProvider(p, publicUrl)),
     sdk: s.sdk ?? {},
     security: {
-      jwtDuration: jwtDuration(Number(security.jwtExpirationSeconds ?? 7200)),
+      jwtDuration: s.security?.jwtDuration,
+      mfa: s.security?.mfa,
+      auth: s.security?.auth,
+      hCaptcha: s.security?.hCaptcha,
       // The public half of external-token sign-in: its key material stays on the management surface.
-      externalAuth: { enabled: Boolean(external.enabled), iss: str(external.iss as string), aud: str(external.aud as string), jwksUrl: str(external.jwksUrl as string) },
+      externalAuth: { enabled: Boolean(external.enabled), iss: str(external.iss), aud: str(external.aud), jwksUrl: str(external.jwksUrl) },
     },
     networks: toNetworkGroups(view.networks),
   };

@@ -72,6 +72,7 @@ const toPolicy = (p: WaasPolicyRecord, message: string) => ({
     name: r.name,
     ruleType: r.ruleType,
     chain: toClientChain(r.chain),
+    chainIds: r.chainIds,
     addresses: r.addresses,
     valueLimit: r.maxPerCall === null ? undefined : { maxPerCall: r.maxPerCall },
     methods: r.methods,
@@ -83,12 +84,11 @@ const toPolicy = (p: WaasPolicyRecord, message: string) => ({
 
 /**
  * A rule of a request in the domain's terms: the client's names and Sigil's earlier ones (type, chains,
- * maxValue) merged, and the client's conditions the service cannot enforce listed by name when given.
+ * maxValue) merged, the client's earlier chainId joined to chainIds, and the client's conditions the
+ * service cannot enforce listed by name when given.
  */
 function toRuleInput(r: WaasPolicyRuleInput): policy.PolicyRuleInput {
   const unsupported = [
-    r.chainId !== undefined && "chainId",
-    r.chainIds.length > 0 && "chainIds",
     r.contractAbi.length > 0 && "contractAbi",
     r.functionName !== "" && "functionName",
     r.argumentConstraints.length > 0 && "argumentConstraints",
@@ -103,6 +103,7 @@ function toRuleInput(r: WaasPolicyRuleInput): policy.PolicyRuleInput {
     name: r.name,
     ruleType: r.ruleType || r.type,
     chains: [...(r.chain ? [r.chain] : []), ...r.chains],
+    chainIds: [...(r.chainId !== undefined ? [r.chainId] : []), ...r.chainIds].map(Number),
     addresses: [...(r.address ? [r.address] : []), ...r.addresses],
     maxPerCall: r.valueLimit?.maxPerCall || r.maxValue,
     methods: r.methods,
@@ -218,7 +219,6 @@ export function registerWaas(router: ConnectRouter, deps: Deps) {
         orNull(req.userId),
       );
       return {
-        locations: stored.map(toBackup),
         message: "Key share backup locations recorded",
         walletId: req.walletId,
         locationsWithKeyShares: stored.map((b) => ({ location: b.location, keyShareId: b.id, externalKeyShareId: b.externalKeyShareId })),

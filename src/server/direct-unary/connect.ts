@@ -1,6 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { DescMessage } from "@bufbuild/protobuf";
-import { compressionNegotiate, mergeNonProtocolHeaders, readAllBytes } from "@connectrpc/connect/protocol";
+import { compressionNegotiate, readAllBytes } from "@connectrpc/connect/protocol";
 import {
   codeToHttpStatus,
   contentTypeUnaryJson,
@@ -15,6 +15,14 @@ import {
 } from "@connectrpc/connect/protocol-connect";
 import { protoJson } from "../../gateway/present.js";
 import { nodeHeaders, toMessage, type UnaryCall } from "./call.js";
+
+/**
+ * The error's metadata (Sigil's error code and payload, Retry-After, the accepted encodings of a refused
+ * one) as response headers, set over the answer's own as connect's unary handler does.
+ */
+function mergeErrorMetadata(into: Headers, metadata: Headers): void {
+  metadata.forEach((value, key) => into.set(key, value));
+}
 
 /**
  * A unary call over the Connect protocol, as connect's own unary handler answers it: the status from the
@@ -42,7 +50,7 @@ export async function answerConnectUnary({ req, res, method, binary, serializati
     const error = e instanceof ConnectError ? e : new ConnectError("internal error", Code.Internal, undefined, undefined, e);
     status = codeToHttpStatus(error.code);
     responseHeader = new Headers({ "content-type": contentTypeUnaryJson });
-    if (!error.isWireError) mergeNonProtocolHeaders(responseHeader, error.metadata);
+    mergeErrorMetadata(responseHeader, error.metadata);
     body = errorToJsonBytes(error, undefined);
   }
   let length = typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;

@@ -17,8 +17,15 @@ export const analyticsApi: Scenarios = {
     const { start, end } = range();
     return api(AnalyticsApi).getVisitAnalytics({ environmentId: tenant.environmentId, startDate: start, endDate: end });
   },
-  "AnalyticsApi.getWalletsBreakdown": ({ api, tenant }) => {
+  "AnalyticsApi.getWalletsBreakdown": async ({ api, rest, tenant }) => {
+    // Setup: a wallet created in the range, so the bare array has an element to check.
+    const env = `/environments/${tenant.environmentId}`;
+    const { user } = await rest("POST", `${env}/users`, { email: `breakdown-${Date.now()}@example.com` });
+    const address = "0x52908400098527886E0F7030069857D2E4169EE7";
+    await rest("POST", `${env}/users/${user.id}/wallets`, { publicWalletAddress: address, chain: "EVM", walletName: "metamask", walletProvider: "browserExtension" });
     const { start, end } = range();
-    return api(AnalyticsApi).getWalletsBreakdown({ environmentId: tenant.environmentId, startDate: start, endDate: end });
+    const breakdown = await api(AnalyticsApi).getWalletsBreakdown({ environmentId: tenant.environmentId, startDate: start, endDate: end });
+    if (!Array.isArray(breakdown) || breakdown.length === 0) throw new Error(`expected a non-empty array, got ${JSON.stringify(breakdown)}`);
+    return breakdown;
   },
 };

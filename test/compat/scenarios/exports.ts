@@ -1,5 +1,6 @@
 import { ExportFormatEnum, ExportModelEnum, ExportsApi, ExportStatusEnum } from "@dynamic-labs/sdk-api";
 import type { Scenarios } from "../harness.js";
+import { waitFor } from "../../support/poll.js";
 
 /** ExportsApi: one scenario per operation, keyed `ExportsApi.<operation>`, run in this order. */
 export const exportsApi: Scenarios = {
@@ -14,11 +15,8 @@ export const exportsApi: Scenarios = {
     api(ExportsApi).getEnvironmentExports({ environmentId: tenant.environmentId, model: ExportModelEnum.Users }),
   "ExportsApi.getExportById": async ({ api, tenant, state }) => {
     // The export runs in the background: poll it (through the client) until it is done.
-    for (let i = 0; i < 100; i++) {
-      const found = await api(ExportsApi).getExportById({ environmentId: tenant.environmentId, exportId: state.exportId });
-      if (found.status === ExportStatusEnum.Completed || found.status === ExportStatusEnum.Failed) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const found = () => api(ExportsApi).getExportById({ environmentId: tenant.environmentId, exportId: state.exportId });
+    await waitFor("the export to finish", found, { until: (e) => e.status === ExportStatusEnum.Completed || e.status === ExportStatusEnum.Failed, timeoutMs: 30_000 });
   },
   "ExportsApi.downloadExportById": ({ api, tenant, state }) =>
     api(ExportsApi).downloadExportById({ environmentId: tenant.environmentId, exportId: state.exportId }),

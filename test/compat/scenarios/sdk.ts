@@ -13,7 +13,13 @@ export const sDKApi: Scenarios = {
     return api(SDKApi).getUserAccountBalances({
       environmentId: tenant.environmentId,
       userId: user.id,
-      multichainAccountBalancesRequest: { balanceRequests: [{ address, chain: ChainEnum.Evm, networkIds: [1] }] },
+      // The stored (checksummed) form and the lower-case one a client may hold both name the user's wallet.
+      multichainAccountBalancesRequest: {
+        balanceRequests: [
+          { address, chain: ChainEnum.Evm, networkIds: [1] },
+          { address: address.toLowerCase(), chain: ChainEnum.Eth, networkIds: [137] },
+        ],
+      },
     });
   },
 };

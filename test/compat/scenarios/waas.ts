@@ -50,10 +50,14 @@ export const waasApi: Scenarios = {
     const policy = await api(WaasApi).createWaasPolicy({
       environmentId: tenant.environmentId,
       waasPolicyCreateRequest: {
-        rulesToAdd: [{ name: "no burns", ruleType: WaasPolicyRuleType.Deny, chain: WaasChainEnum.Evm, addresses: [recipient] }],
+        rulesToAdd: [
+          { name: "no burns", ruleType: WaasPolicyRuleType.Deny, chain: WaasChainEnum.Evm, addresses: [recipient] },
+          { name: "base only", ruleType: WaasPolicyRuleType.Allow, chain: WaasChainEnum.Evm, chainIds: [8453] },
+        ],
       },
     });
     state.ruleId = policy.policyContent[0]?.ruleId;
+    state.ruleIds = policy.policyContent.map((r) => r.ruleId);
   },
   "WaasApi.getWaasPolicy": ({ api, tenant }) => api(WaasApi).getWaasPolicy({ environmentId: tenant.environmentId }),
   "WaasApi.updateWaasPolicy": ({ api, tenant, state }) =>
@@ -61,12 +65,12 @@ export const waasApi: Scenarios = {
       environmentId: tenant.environmentId,
       waasPolicyUpdateRequest: {
         rulesToUpdate: [
-          { ruleId: state.ruleId, name: "still no burns", ruleType: WaasPolicyRuleType.Deny, chain: WaasChainEnum.Evm, addresses: [recipient] },
+          { ruleId: state.ruleId, name: "still no burns", ruleType: WaasPolicyRuleType.Deny, chain: WaasChainEnum.Evm, addresses: [recipient], chainIds: [1, 8453] },
         ],
       },
     }),
   "WaasApi.deleteWaasPolicy": ({ api, tenant, state }) =>
-    api(WaasApi).deleteWaasPolicy({ environmentId: tenant.environmentId, waasPolicyDeleteRequest: { ruleIdsToDelete: [state.ruleId] } }),
+    api(WaasApi).deleteWaasPolicy({ environmentId: tenant.environmentId, waasPolicyDeleteRequest: { ruleIdsToDelete: state.ruleIds } }),
   "WaasApi.delegatedSignMessage": ({ api, tenant, state }) =>
     api(WaasApi).delegatedSignMessage({
       environmentId: tenant.environmentId,
@@ -79,7 +83,8 @@ export const waasApi: Scenarios = {
       walletId: state.waasWalletId,
       backupKeySharesToLocationsWithUserIdRequest: {
         userId: state.waasUserId,
-        locations: [{ location: WaasBackupOptionsEnum.External, externalKeyShareId: "vault-share-1" }],
+        // One location names its share's id, one does not: each answer must carry one.
+        locations: [{ location: WaasBackupOptionsEnum.External, externalKeyShareId: "vault-share-1" }, { location: WaasBackupOptionsEnum.Dynamic }],
       },
     }),
   "WaasApi.revokeDelegatedAccess": ({ api, tenant, state }) =>

@@ -67,7 +67,7 @@ describe("in-process principal cache: fast, and revocation still bounded", () =>
     await authenticateApiToken({ db, store: b }, `Bearer ${token}`);
     await authenticateApiToken({ db, store: b }, `Bearer ${token}`); // cached in b's process cache now
     await revoke(token, a);
-    await sleep(EPOCH_CHECK_MS + 50);
+    await sleep(EPOCH_CHECK_MS + 50); // time is the subject: the bound within which the revocation is seen
     await expect(authenticateApiToken({ db, store: b }, `Bearer ${token}`)).rejects.toMatchObject({ kind: "unauthenticated" });
     expect(await b.get(tokenCacheKey(hashApiToken(token)))).toBeNull();
   });
@@ -91,7 +91,7 @@ describe("in-process principal cache: fast, and revocation still bounded", () =>
     });
     await authenticateApiToken({ db, store: racing }, `Bearer ${token}`); // the read from before the revocation
     expect(raced).toBe(true);
-    await sleep(EPOCH_CHECK_MS + 50);
+    await sleep(EPOCH_CHECK_MS + 50); // time is the subject: the bound within which the revocation is seen
     await expect(authenticateApiToken({ db, store: racing }, `Bearer ${token}`)).rejects.toMatchObject({ kind: "unauthenticated" });
   });
 });

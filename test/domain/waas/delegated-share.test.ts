@@ -11,6 +11,7 @@ import { DELEGATED_SHARE_EVENT, recordDelegatedShare } from "../../../src/domain
 import { newWebhookSecret, sealWebhookSecret } from "../../../src/domain/webhooks/secret.js";
 import { DomainError } from "../../../src/errors.js";
 import { startTestApp, type TestApp } from "../../support/app.js";
+import { waitFor } from "../../support/poll.js";
 import { Receiver } from "../../support/receiver.js";
 
 // The delegated backup location: the share as a HYBRID-RSA-AES-256 envelope to the environment's
@@ -61,15 +62,6 @@ async function addWebhook(environmentId: string, path: string, eventNames: strin
   return { id, secret };
 }
 
-async function until(what: string, fn: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    if (fn()) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 const accessOf = (t: BootstrapResult, userId = randomUUID()) =>
   endUserAccess({ environmentId: t.environmentId, environmentName: "sandbox", projectId: t.projectId, organizationId: t.organizationId }, userId, "req-1");
 
@@ -97,7 +89,7 @@ describe("delegated share", () => {
     expect(JSON.stringify(audit.changes)).not.toContain(result.envelope!.ct);
     expect(await app.db.one(`SELECT location, reference FROM waas_share_backups WHERE wallet_id = $1`, [walletId])).toEqual({ location: "delegated", reference: result.deliveryId });
 
-    await until("the delivery", () => rx.received("/delegated").length > 0);
+    await waitFor("the delivery", () => rx.received("/delegated").length > 0);
     const [got] = rx.received("/delegated");
     const body = new Webhook(hook.secret).verify(got!.body, got!.headers) as { eventName: string; data: { encryptedDelegatedShare: HybridEnvelope } };
     expect(body.eventName).toBe(DELEGATED_SHARE_EVENT);
@@ -109,6 +101,7 @@ describe("delegated share", () => {
     const t = await app.bootstrap({ ownerEmail: `delegated-${randomUUID()}@example.com` });
     const older = rsaKeys();
     await registerKey(t.environmentId, older.publicPem);
+    // A later registration time, which is what makes the next key the newest.
     await new Promise((r) => setTimeout(r, 20));
     const newer = rsaKeys();
     const newestKid = await registerKey(t.environmentId, newer.publicPem);

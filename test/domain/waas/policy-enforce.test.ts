@@ -127,6 +127,22 @@ describe("what cannot be judged is never cleared by a condition", () => {
     expect(judge(open, tx({ unknownRecipients: true, unknownValue: true }))).toBe(true);
   });
 
+  it("a rule with chainIds covers the requests bound to those chains; one bound to none only by a deny rule", () => {
+    const onBase = rule({ name: "on base", ruleType: "allow", chainIds: [8453] });
+    const notMainnet = rule({ name: "not mainnet", ruleType: "deny", chainIds: [1] });
+    expect(judge(onBase, tx({ chainId: 8453 }))).toBe(true);
+    expect(judge(onBase, tx({ chainId: 1 }))).toBe(false);
+    expect(judge(onBase, { chain: "EVM", method: "signMessage" })).toBe(false);
+    expect(judge(notMainnet, tx({ chainId: 8453 }))).toBe(true);
+    expect(judge(notMainnet, tx({ chainId: 1 }))).toBe(false);
+    expect(judge(notMainnet, { chain: "EVM", method: "signMessage" })).toBe(false);
+    // What the requests a client sends are bound to: a transaction's chain id, an authorization's unless 0.
+    const bound = (context: Record<string, unknown>) => prepareSignature("EVM", { message: "", context: context as never }).requests[0]!.chainId;
+    expect(bound({ evmTransaction: { to: RECIPIENT, chainId: 137, value: "1" } })).toBe(137);
+    expect(bound({ eip7702Auth: { address: RECIPIENT, chainId: 0, nonce: 0 } })).toBeUndefined();
+    expect(bound({ evmTypedData: { domain: { chainId: "0x2105" }, types: { M: [{ name: "a", type: "string" }] }, primaryType: "M", message: { a: "x" } } })).toBe(8453);
+  });
+
   it("a deny rule with addresses or a limit refuses what cannot be judged", () => {
     const denyListed = rule({ name: "no-beef", ruleType: "deny", addresses: [OTHER] });
     expect(judge(denyListed, tx({}))).toBe(true);

@@ -52,7 +52,7 @@ describe("signatures over prepared EVM requests verify with viem", () => {
     const auth = { address: "0x000000000000000000000000000000000000bEEF" as const, chainId: 1, nonce: 3 };
     const { prepared, requests } = prepareSignature("EVM", { message: "", context: { eip7702Auth: auth } });
     // The delegate is named; what it may move later is not (no maxPerCall can clear it).
-    expect(requests).toEqual([{ chain: "EVM", method: "signTransaction", recipients: [auth.address], value: "0", unknownValue: true }]);
+    expect(requests).toEqual([{ chain: "EVM", chainId: 1, method: "signTransaction", recipients: [auth.address], value: "0", unknownValue: true }]);
     const signature = await serializedSig(prepared);
     expect(await recoverAuthorizationAddress({ authorization: { address: auth.address, chainId: 1, nonce: 3 }, signature })).toBe(account.address);
   });

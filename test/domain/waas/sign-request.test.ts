@@ -32,7 +32,7 @@ describe("prepareSignature", () => {
     const { prepared, requests } = prepareSignature("EVM", { message: "", context: { evmTransaction: { to: "0x000000000000000000000000000000000000dEaD", chainId: 10, value: "1500000000000000000", gasPrice: "1" } } });
     const serialized = serializeTransaction({ type: "legacy", chainId: 10, to: "0x000000000000000000000000000000000000dEaD", value: 1500000000000000000n, gasPrice: 1n });
     expect(prepared).toMatchObject({ digest: keccak256(serialized), serialized, kind: "transaction" });
-    expect(requests).toEqual([{ chain: "EVM", method: "signTransaction", recipients: ["0x000000000000000000000000000000000000dEaD"], value: "1.5" }]);
+    expect(requests).toEqual([{ chain: "EVM", chainId: 10, method: "signTransaction", recipients: ["0x000000000000000000000000000000000000dEaD"], value: "1.5" }]);
   });
 
   it("Solana: the UTF-8 text, or a formatted message's bytes", () => {
@@ -127,23 +127,23 @@ describe("what a request moves or authorises, for the policy", () => {
 
   it("EVM: ERC-20 transfer / approve / transferFrom name the token and the party; the token amount is not native value", () => {
     const transfer = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [R, 10n] });
-    expect(evmCall(transfer)).toEqual([{ chain: "EVM", method: "signTransaction", recipients: [TOKEN, R], value: "0", unknownValue: true }]);
+    expect(evmCall(transfer)).toEqual([{ chain: "EVM", chainId: 1, method: "signTransaction", recipients: [TOKEN, R], value: "0", unknownValue: true }]);
     const approve = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [R, 10n] });
-    expect(evmCall(approve)).toEqual([{ chain: "EVM", method: "signTransaction", recipients: [TOKEN, R], value: "0", unknownValue: true }]);
+    expect(evmCall(approve)).toEqual([{ chain: "EVM", chainId: 1, method: "signTransaction", recipients: [TOKEN, R], value: "0", unknownValue: true }]);
     const transferFrom = encodeFunctionData({ abi: erc20Abi, functionName: "transferFrom", args: [TOKEN, R, 10n] });
-    expect(evmCall(transferFrom)).toEqual([{ chain: "EVM", method: "signTransaction", recipients: [TOKEN, R], value: "0", unknownValue: true }]);
-    expect(evmCall("0xdeadbeef", "1000000000000000000")).toEqual([{ chain: "EVM", method: "signTransaction", recipients: [TOKEN], value: "1", unknownRecipients: true, unknownValue: true }]);
+    expect(evmCall(transferFrom)).toEqual([{ chain: "EVM", chainId: 1, method: "signTransaction", recipients: [TOKEN, R], value: "0", unknownValue: true }]);
+    expect(evmCall("0xdeadbeef", "1000000000000000000")).toEqual([{ chain: "EVM", chainId: 1, method: "signTransaction", recipients: [TOKEN], value: "1", unknownRecipients: true, unknownValue: true }]);
   });
 
   it("EVM: a Permit names its token and spender; other typed data cannot be judged", () => {
     const permitTypes = { Permit: [{ name: "owner", type: "address" }, { name: "spender", type: "address" }, { name: "value", type: "uint256" }, { name: "nonce", type: "uint256" }, { name: "deadline", type: "uint256" }] };
     const permit = { domain: { name: "USD Coin", version: "2", chainId: 1, verifyingContract: TOKEN }, types: permitTypes, primaryType: "Permit", message: { owner: TOKEN, spender: R, value: "5", nonce: "0", deadline: "1" } };
     expect(prepareSignature("EVM", { message: "", context: { evmTypedData: permit } }).requests).toEqual([
-      { chain: "EVM", method: "signTypedData", recipients: [TOKEN, R], value: "0", unknownValue: true },
+      { chain: "EVM", chainId: 1, method: "signTypedData", recipients: [TOKEN, R], value: "0", unknownValue: true },
     ]);
     const mail = { domain: { name: "Mail", chainId: 1 }, types: { Mail: [{ name: "contents", type: "string" }] }, primaryType: "Mail", message: { contents: "hi" } };
     expect(prepareSignature("EVM", { message: "", context: { evmTypedData: mail } }).requests).toEqual([
-      { chain: "EVM", method: "signTypedData", recipients: [], value: "0", unknownRecipients: true, unknownValue: true },
+      { chain: "EVM", chainId: 1, method: "signTypedData", recipients: [], value: "0", unknownRecipients: true, unknownValue: true },
     ]);
   });
 

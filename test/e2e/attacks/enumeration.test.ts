@@ -288,6 +288,13 @@ describe("wrong codes are capped per identifier and day, across every verificati
     const retryAfter = Number(spent.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(86_400);
+    expect(spent.body.payload).toEqual({
+      scope: "identifier",
+      limit: FAILURES_PER_DAY,
+      window: "1d",
+      setting: "SIGIL_CODE_FAILURES_PER_IDENTIFIER_PER_DAY",
+      retryAfterSeconds: retryAfter,
+    });
     const sent = smtp.countTo(email);
     const again = await refused(sdk().createEmailVerification({ environmentId: env, emailVerificationCreateRequest: { email } }));
     expect([again.status, again.body.code]).toEqual([429, "too_many_wrong_codes"]);
@@ -376,6 +383,9 @@ describe("SMS sends are capped per environment, whatever the numbers", () => {
     const retryAfter = Number(pumped.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(3600);
+    expect(pumped.body.payload).toEqual({ scope: "environment", limit: SMS_PER_HOUR, window: "1h", setting: "SIGIL_SMS_PER_ENVIRONMENT_PER_HOUR", retryAfterSeconds: retryAfter });
+    expect(pumped.body.error).toBe(`too many SMS codes sent by this environment: at most ${SMS_PER_HOUR} an hour (SIGIL_SMS_PER_ENVIRONMENT_PER_HOUR); retry in ${retryAfter} s`);
+    // Nothing to wait for: the test is that no SMS reaches the number within this time.
     await new Promise((r) => setTimeout(r, 100));
     expect(smsPeer.countTo(number)).toBe(0);
     // A changed phone number on a profile is an SMS too.

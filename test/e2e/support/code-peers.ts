@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { simpleParser, type ParsedMail } from "mailparser";
 import { SMTPServer } from "smtp-server";
+import { waitFor } from "../../support/poll.js";
 
 /** The six-digit code of a message's text (the only six-digit number the messages carry). */
 export const codeIn = (text: string): string => {
@@ -9,16 +10,6 @@ export const codeIn = (text: string): string => {
   if (!m) throw new Error(`no code in ${JSON.stringify(text)}`);
   return m[1]!;
 };
-
-async function until<T>(find: () => T | undefined, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 export interface ReceivedMail {
   envelopeTo: string[];
@@ -64,7 +55,7 @@ export async function startSmtpPeer(auth = { user: "sigil", pass: "smtp-secret" 
     state,
     /** The newest mail to `to` beyond the first `after` ones to it. */
     mailTo: (to: string, after = 0) =>
-      until(() => mails.filter((m) => m.envelopeTo.includes(to))[after], `mail #${after + 1} to ${to}`),
+      waitFor(`mail #${after + 1} to ${to}`, () => mails.filter((m) => m.envelopeTo.includes(to))[after], { timeoutMs: 5000, intervalMs: 20 }),
     countTo: (to: string) => mails.filter((m) => m.envelopeTo.includes(to)).length,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -104,7 +95,7 @@ export async function startSmsPeer() {
     url: `http://127.0.0.1:${port}/2010-04-01`,
     received,
     state,
-    smsTo: (to: string, after = 0) => until(() => received.filter((r) => r.form.To === to)[after], `SMS #${after + 1} to ${to}`),
+    smsTo: (to: string, after = 0) => waitFor(`SMS #${after + 1} to ${to}`, () => received.filter((r) => r.form.To === to)[after], { timeoutMs: 5000, intervalMs: 20 }),
     countTo: (to: string) => received.filter((r) => r.form.To === to).length,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

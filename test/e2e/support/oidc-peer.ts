@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
 import Provider from "oidc-provider";
@@ -32,7 +32,10 @@ export async function startOidcPeer(opts: {
   /** false: discovery does not announce RFC 9207's iss parameter (as issuers that predate it). */
   issParameter?: boolean;
 }): Promise<OidcPeer> {
-  const server: Server = createServer();
+  // The server listens first (the issuer names its port) and gets the provider after: a request in between (a
+  // readiness probe of `npm run dev:oidc`) is answered 503 instead of hanging with no listener.
+  let handle: RequestListener = (_req, res) => void res.writeHead(503, { "retry-after": "1" }).end();
+  const server: Server = createServer((req, res) => handle(req, res));
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const issuer = `http://${opts.host ?? "127.0.0.1"}:${port}`;
@@ -89,7 +92,7 @@ export async function startOidcPeer(opts: {
     if (peer.tamper === "signature") token = token.slice(0, -4) + (token.endsWith("AAAA") ? "BBBB" : "AAAA");
     ctx.body = { ...body, id_token: token };
   });
-  server.on("request", provider.callback());
+  handle = provider.callback();
   server.on("connection", (s) => s.unref());
   return peer;
 }

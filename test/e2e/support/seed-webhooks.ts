@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { BootstrapResult } from "../../../src/domain/tenancy/bootstrap.js";
 import type { TestApp } from "../../support/app.js";
 import { call } from "../../support/http.js";
+import { waitFor } from "../../support/poll.js";
 
 /**
  * One webhook of the tenant's sandbox environment (created over REST, so with its ping message), that
@@ -29,17 +30,15 @@ export async function seedWebhooks(app: TestApp, t: BootstrapResult): Promise<Re
     if (created.status !== 201) throw new Error(`seeding a webhook: ${created.status} ${created.text}`);
     const webhookId: string = created.body.webhookId;
     const messagesPath = `/environments/${env}/webhooks/${webhookId}/messages`;
-    let ping: { messageId: string; status: string } | undefined;
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+    const pingNow = async () => {
       const messages = await call(app.baseUrl, "GET", messagesPath, { token: t.token });
       if (messages.status !== 200) throw new Error(`seeding a webhook message: ${messages.status} ${messages.text}`);
-      ping = messages.body.data.find((m: { eventName: string }) => m.eventName === "ping");
-      if (ping?.status === "delivered") break;
-    }
-    if (ping?.status !== "delivered") throw new Error(`seeding a webhook message: the ping was not delivered (${JSON.stringify(ping)})`);
+      return messages.body.data.find((m: { eventName: string }) => m.eventName === "ping") as { messageId: string; status: string } | undefined;
+    };
+    const ping = await waitFor("the seeded webhook's ping delivered", pingNow, { until: (p) => p?.status === "delivered", timeoutMs: 30_000 });
     const events = await call(app.baseUrl, "GET", `/environments/${env}/events?eventName=webhook.created&limit=1`, { token: t.token });
     if (events.status !== 200 || !events.body.data[0]) throw new Error(`seeding an event: ${events.status} ${events.text}`);
-    return { webhook_id: webhookId, message_id: ping.messageId, event_id: events.body.data[0].eventId };
+    return { webhook_id: webhookId, message_id: ping!.messageId, event_id: events.body.data[0].eventId };
   } finally {
     await new Promise((resolve) => receiver.close(resolve));
   }
