@@ -39,7 +39,8 @@ export async function newClusterPassword(dataDir: string): Promise<string> {
 /** What the constructor of a cluster whose password is not stored yet should be told. */
 export const passwordBeforeAdoption = LEGACY_PASSWORD;
 
-async function authenticates(url: string): Promise<boolean> {
+/** Whether the URL's credentials are accepted: false on a wrong password (28P01), any other error thrown. */
+export async function authenticates(url: string): Promise<boolean> {
   const db = connectDatabase(url, { max: 1 });
   try {
     await db.one("SELECT 1");

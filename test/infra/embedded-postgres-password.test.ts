@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { closeDatabase, connectDatabase } from "../../src/db/db.js";
 import { startEmbeddedPostgres } from "../../src/infra/embedded-postgres.js";
+import { authenticates } from "../../src/infra/embedded-postgres-password.js";
 import { findFreePort } from "../../src/infra/ports.js";
 
 /**
@@ -22,15 +23,11 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-/** Whether the URL's credentials are accepted: false on a wrong password (28P01), any other error thrown. */
-async function authenticates(url: string): Promise<boolean> {
+/** Runs SQL on the database at the URL through a one-connection pool, closed afterwards. */
+async function onDatabase<T>(url: string, work: (db: ReturnType<typeof connectDatabase>) => Promise<T>): Promise<T> {
   const db = connectDatabase(url, { max: 1 });
   try {
-    await db.one("SELECT 1");
-    return true;
-  } catch (err) {
-    if ((err as { code?: string }).code === "28P01") return false;
-    throw err;
+    return await work(db);
   } finally {
     await closeDatabase(db);
   }
@@ -73,13 +70,10 @@ describe("the embedded Postgres password", () => {
     // Make the data dir of an older Sigil: the cluster's password is the fixed one, no password file.
     const first = await startEmbeddedPostgres({ dataDir, port });
     try {
-      const db = connectDatabase(first.url, { max: 1 });
-      try {
+      await onDatabase(first.url, async (db) => {
         await db.none("CREATE TABLE kept (v text); INSERT INTO kept VALUES ('survives')");
         await db.none("ALTER ROLE postgres PASSWORD $1", [LEGACY_PASSWORD]);
-      } finally {
-        await closeDatabase(db);
-      }
+      });
     } finally {
       await first.stop();
     }
@@ -91,12 +85,7 @@ describe("the embedded Postgres password", () => {
       expect(stored).not.toBe(LEGACY_PASSWORD);
       expect(passwordOf(second.url)).toBe(stored);
       expect(statSync(passwordFile(dataDir)).mode & 0o777).toBe(0o600);
-      const db = connectDatabase(second.url, { max: 1 });
-      try {
-        expect(await db.any("SELECT v FROM kept")).toEqual([{ v: "survives" }]);
-      } finally {
-        await closeDatabase(db);
-      }
+      expect(await onDatabase(second.url, (db) => db.any("SELECT v FROM kept"))).toEqual([{ v: "survives" }]);
       expect(await authenticates(withPassword(second.url, LEGACY_PASSWORD))).toBe(false);
     } finally {
       await second.stop();
@@ -117,12 +106,7 @@ describe("the embedded Postgres password", () => {
     const port = await findFreePort();
     const first = await startEmbeddedPostgres({ dataDir, port });
     try {
-      const db = connectDatabase(first.url, { max: 1 });
-      try {
-        await db.none("ALTER ROLE postgres PASSWORD $1", ["pending-password-of-a-cut-off-move"]);
-      } finally {
-        await closeDatabase(db);
-      }
+      await onDatabase(first.url, (db) => db.none("ALTER ROLE postgres PASSWORD $1", ["pending-password-of-a-cut-off-move"]));
     } finally {
       await first.stop();
     }
