@@ -1,5 +1,6 @@
 import { create, type DescMessage, type JsonObject, type JsonValue, type Message } from "@bufbuild/protobuf";
 import { FieldMaskSchema } from "@bufbuild/protobuf/wkt";
+import { fieldNamed, maskScopeOf, type MaskScope } from "../rpc/field-mask.js";
 
 /**
  * An update whose request message has an `update_mask` (AIP-134) changes only what the request names. Over
@@ -18,15 +19,15 @@ export function fillUpdateMask(schema: DescMessage, message: Message, body: Json
   (message as unknown as Record<string, unknown>)[maskField.localName] = create(FieldMaskSchema, { paths: paths.filter((p) => p !== maskField.name) });
 }
 
-function collectPaths(schema: DescMessage | "struct", body: JsonObject, prefix: string[], out: string[]): void {
+function collectPaths(schema: MaskScope, body: JsonObject, prefix: string[], out: string[]): void {
   for (const [key, value] of Object.entries(body)) {
     let name = key;
-    let next: DescMessage | "struct" | undefined = "struct";
+    let next: MaskScope = "struct";
     if (schema !== "struct") {
-      const field = schema.fields.find((f) => f.jsonName === key || f.name === key);
+      const field = schema && fieldNamed(schema, key);
       if (!field) continue;
       name = field.name;
-      next = field.fieldKind !== "message" ? undefined : field.message.typeName === "google.protobuf.Struct" ? "struct" : field.message.typeName.startsWith("google.protobuf.") ? undefined : field.message;
+      next = maskScopeOf(field);
     }
     const path = [...prefix, name];
     if (next && isObject(value)) collectPaths(next, value, path, out);

@@ -19,6 +19,8 @@ const passwordPath = (dataDir: string) => path.join(path.resolve(dataDir), "post
 /** The next password, written before the role is altered, renamed into place after. */
 const pendingPath = (dataDir: string) => `${passwordPath(dataDir)}.pending`;
 
+const newPassword = () => randomBytes(24).toString("base64url");
+
 function readPassword(file: string): string | undefined {
   if (!existsSync(file)) return undefined;
   return readFileSync(file, "utf8").trim() || undefined;
@@ -31,7 +33,7 @@ export function storedPassword(dataDir: string): string | undefined {
 
 /** A new cluster's password, stored before initdb so that the cluster never exists without it. */
 export async function newClusterPassword(dataDir: string): Promise<string> {
-  const password = randomBytes(24).toString("base64url");
+  const password = newPassword();
   await writeFileAtomic(passwordPath(dataDir), `${password}\n`);
   return password;
 }
@@ -71,7 +73,7 @@ export async function adoptOwnPassword(dataDir: string, urlWith: (password: stri
         "and the cluster was not made with the former fixed one. Restore that file, or move the data dir aside to start afresh.",
     );
   }
-  const next = randomBytes(24).toString("base64url");
+  const next = newPassword();
   await writeFileAtomic(pendingPath(dataDir), `${next}\n`);
   const db = connectDatabase(urlWith(LEGACY_PASSWORD), { max: 1 });
   try {

@@ -6,11 +6,12 @@
  * only means building, never failing.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Runtime, bundleWorkflowCode } from "@temporalio/worker";
+import { writeFileAtomic } from "../infra/atomic-file.js";
 
 const srcDir = fileURLToPath(new URL("..", import.meta.url));
 const workflowsPath = path.join(srcDir, "workflows", "index.ts");
@@ -36,10 +37,8 @@ export async function cachedWorkflowBundle(cacheDir: string, log: (msg: string) 
   log(`workflow bundle built in ${Date.now() - started} ms`);
   try {
     await mkdir(cacheDir, { recursive: true });
-    // Written aside and renamed: a process starting meanwhile never reads half a bundle.
-    const tmp = `${file}.${process.pid}.tmp`;
-    await writeFile(tmp, code);
-    await rename(tmp, file);
+    // Whole or not at all: a process starting meanwhile never reads half a bundle.
+    await writeFileAtomic(file, code);
     for (const old of await readdir(cacheDir)) if (old.startsWith("workflow-bundle-") && old !== name) await rm(path.join(cacheDir, old), { force: true });
   } catch (err) {
     log(`workflow bundle not cached: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,4 +1,4 @@
--- Webhooks and events API (issue 4): the indexes behind its list filters, and when a client event happened.
+-- Webhooks and events API: the indexes behind its list filters, and when a client event happened.
 
 -- SDK events carry the client's own timestamp; service events have none (created_at is when it was stored).
 ALTER TABLE events ADD COLUMN occurred_at timestamptz;

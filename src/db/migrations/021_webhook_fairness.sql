@@ -1,4 +1,4 @@
--- Fairness between tenants (issue 10): the dispatcher keeps at most N delivery workflows running per
+-- Fairness between tenants: the dispatcher keeps at most N delivery workflows running per
 -- environment and per endpoint; the rest of the messages wait pending, without a workflow, and start as
 -- earlier ones finish (src/domain/webhooks/dispatcher.ts).
 -- workflow_started_at: when the dispatcher took the message into the running budget and started (or tried to

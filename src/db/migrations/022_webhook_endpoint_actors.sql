@@ -1,7 +1,7 @@
--- Webhook delivery by one actor workflow per endpoint (issue 11, src/workflows/webhook-endpoint.ts): the actor
+-- Webhook delivery by one actor workflow per endpoint (src/workflows/webhook-endpoint.ts): the actor
 -- reads its endpoint's due messages from here in batches; a message's retry time is its next_attempt_at.
 -- workflow_started_at keeps one meaning from now on: the message belongs to a per-message delivery workflow
--- of the issue 4 / issue 10 design (still registered so that those finish). New messages never get one, and
+-- of the earlier per-message delivery design (still registered so that those finish). New messages never get one, and
 -- only messages without one are the actors'. Messages whose per-message workflow never ran (taken into the old
 -- budget, then lost) go to the actors too.
 UPDATE webhook_messages SET workflow_started_at = NULL WHERE status = 'pending' AND workflow_seen_at IS NULL;

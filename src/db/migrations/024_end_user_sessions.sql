@@ -1,4 +1,4 @@
--- End-user sessions (issue 12).
+-- End-user sessions.
 
 -- Key rotation: an environment has one current signing key and keeps its retired keys published (JWKS)
 -- until every token they signed has expired (published_until).

@@ -1,4 +1,4 @@
--- Second factors of end users (issue 13). A TOTP device keeps its secret sealed (AES-256-GCM, bound to the
+-- Second factors of end users. A TOTP device keeps its secret sealed (AES-256-GCM, bound to the
 -- device id) and the time step of the last code it accepted: a code is good once, and so is any earlier one.
 ALTER TABLE user_mfa_devices
   ADD COLUMN totp_secret_sealed text,

@@ -1,4 +1,4 @@
--- The identity provider's tokens of a user's OAuth account (issue 13). One row per OAuth verified
+-- The identity provider's tokens of a user's OAuth account. One row per OAuth verified
 -- credential; each token is sealed (AES-256-GCM, src/crypto/seal.ts) with the credential's id as associated
 -- data, so a sealed value copied onto another account does not open. The older, never-written columns
 -- verified_credentials.oauth_*_sealed stay unused: tokens live here, next to their own expiry, and go with

@@ -1,10 +1,10 @@
--- Threshold WaaS wallets (issue 14): the private key never exists whole at rest. A wallet's key is split into
+-- Threshold WaaS wallets: the private key never exists whole at rest. A wallet's key is split into
 -- a share set (Shamir over the curve's scalar field, Feldman commitments); each refresh or reshare writes a
 -- new share set with the next epoch. The wallet actor (src/workflows/waas-wallet.ts) writes a set as
 -- 'pending', then promotes it in one transaction (it becomes 'current', the previous current 'retired'),
 -- then destroys the retired set's shares: a crash at any point leaves exactly one current set.
 
--- Wallets of the management surface (issue 6) keep their whole key sealed here; threshold wallets leave it
+-- Wallets of the management surface keep their whole key sealed here; threshold wallets leave it
 -- NULL and have a share set instead.
 ALTER TABLE waas_wallets ALTER COLUMN private_key_sealed DROP NOT NULL;
 

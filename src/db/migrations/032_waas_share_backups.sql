@@ -1,4 +1,4 @@
--- Backups of threshold WaaS wallets' key shares (issue 14): one row per share set epoch, holder and backup
+-- Backups of threshold WaaS wallets' key shares: one row per share set epoch, holder and backup
 -- location. At the service's own location ('service') the row holds the share itself, sealed under the
 -- backup sealing keys (SIGIL_BACKUP_SEALING_KEYS, not the keys that seal the server's live share); at the
 -- other locations (a cloud drive, a customer's URL, the environment's delegated-access key) it records where

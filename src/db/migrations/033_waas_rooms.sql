@@ -1,4 +1,4 @@
--- Rooms of threshold WaaS wallets (issue 14): where the user's device and the service meet for one key-share
+-- Rooms of threshold WaaS wallets: where the user's device and the service meet for one key-share
 -- operation (src/domain/waas/rooms.ts). The device reads the room (the operation's public parameters, the
 -- room's public key, the result) and posts its one contribution (its shares or an imported key, encrypted to
 -- the room's key). Rooms are short-lived and single use; they hold nothing in clear that opens a share.

@@ -1,4 +1,4 @@
--- Session keys of embedded wallets (issue 14): a short-lived public key the user's device registers for its
+-- Session keys of embedded wallets: a short-lived public key the user's device registers for its
 -- session; it signs the device's wallet requests (src/domain/embedded-wallets/sdk-session-keys.ts). A key is
 -- good only while its session is: the check joins sessions (revoked_at, expires_at), so a revoked or ended
 -- session takes its keys with it and nothing has to be kept in sync. expires_at records the session's expiry
