@@ -61,7 +61,7 @@ export interface Config {
   sessionMaxAgeSeconds: number;
   /** Sign-in with an external identity provider's JWT and with a decentralized-social account. */
   externalSignIn: ExternalSignInSettings;
-  /** Where key-share backups go besides the service itself (src/adapters/cloud-drive.ts, src/domain/waas/backup-vault.ts). */
+  /** Where key-share backups go besides the service itself (src/adapters/cloud-drive.ts, src/domain/waas/threshold/backup-vault.ts). */
   backups: BackupSettings;
 }
 

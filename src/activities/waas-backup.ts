@@ -5,9 +5,9 @@ import type { Sealer } from "../crypto/seal.js";
 import { verifyShare } from "../crypto/threshold/shares.js";
 import { recordChange } from "../domain/audit/audit.js";
 import { endUserAccess } from "../domain/sessions/service.js";
-import { readBackup, storeBackup } from "../domain/waas/backup-vault.js";
+import { readBackup, storeBackup } from "../domain/waas/threshold/backup-vault.js";
 import { DomainError, notFound, unprocessable } from "../errors.js";
-import type { BackupAuditContext, BackupStepResult, RecoveredShare, RecoverStepResult, VaultCredential } from "../domain/waas/backup-steps.js";
+import type { BackupAuditContext, BackupStepResult, RecoveredShare, RecoverStepResult, VaultCredential } from "../domain/waas/threshold/backup-steps.js";
 import { SERVER_HOLDER_INDEX, failFast, publicOf, serverShareAad } from "./waas-shares.js";
 
 /**

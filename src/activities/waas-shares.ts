@@ -8,8 +8,8 @@ import { encryptToKeygenId } from "../crypto/keygen-envelope.js";
 import type { KeyShare, ShareSetPublic, ThresholdCurve } from "../crypto/threshold/shares.js";
 import { endUserAccess } from "../domain/sessions/service.js";
 import type { EnvironmentAccess } from "../domain/tenancy/access.js";
-import { openRoomParts, shareLabel } from "../domain/waas/rooms.js";
-import type { ShareSetView, WaasChain } from "../domain/waas/share-operations.js";
+import { openRoomParts, shareLabel } from "../domain/waas/threshold/rooms.js";
+import type { ShareSetView, WaasChain } from "../domain/waas/threshold/share-operations.js";
 import { DomainError, badRequest, notFound, unprocessable } from "../errors.js";
 
 /**

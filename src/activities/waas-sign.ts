@@ -9,7 +9,7 @@ import type { Queryable } from "../db/db.js";
 import { signDigestWithShares } from "../crypto/threshold/ecdsa.js";
 import { frostAggregate, frostCommit, frostSignShare } from "../crypto/threshold/frost.js";
 import { recordChange } from "../domain/audit/audit.js";
-import type { RoomRecord } from "../domain/waas/rooms.js";
+import type { RoomRecord } from "../domain/waas/threshold/rooms.js";
 import { badRequest, conflict, notFound, unprocessable } from "../errors.js";
 import type { WaasActivityDeps } from "./waas.js";
 import { SERVER_HOLDER_INDEX, failFast, openShares, publicOf, roomAccess, roomFor, serverShareAad } from "./waas-shares.js";

@@ -8,8 +8,8 @@ import type { Sealer } from "../crypto/seal.js";
 import { addressOf, importedSecret, newWalletSecret } from "../crypto/threshold/keys.js";
 import { SCHEMES, groupPublicKey, refreshShares, reshareSecret, splitSecret, type KeyShare, type ShareSetPublic } from "../crypto/threshold/shares.js";
 import { recordChange } from "../domain/audit/audit.js";
-import { openRoomParts, type RoomRecord } from "../domain/waas/rooms.js";
-import type { WaasChain, WaasScheme } from "../domain/waas/share-operations.js";
+import { openRoomParts, type RoomRecord } from "../domain/waas/threshold/rooms.js";
+import type { WaasChain, WaasScheme } from "../domain/waas/threshold/share-operations.js";
 import { conflict, notFound, unprocessable } from "../errors.js";
 import { CURVES, failFast, keygenIdsOf, openShares, publicOf, roomAccess, roomFor, viewOf, writePendingSet } from "./waas-shares.js";
 

@@ -6,7 +6,7 @@ import { badRequest, unprocessable } from "../errors.js";
 
 /**
  * Envelopes between the user's device and the service for key-share operations (the WaaS "rooms",
- * src/domain/waas/rooms.ts). Each side names a P-256 public key by its *keygen id*: base64url (no padding)
+ * src/domain/waas/threshold/rooms.ts). Each side names a P-256 public key by its *keygen id*: base64url (no padding)
  * of the SEC1 compressed point, 33 bytes. A share for the device travels as a JWE compact (ECDH-ES,
  * A256GCM) to the device's keygen id; what the device sends the service travels the same way to the room's
  * key. The protected header carries a `sigil` label (which share set and holder, which room and part), and

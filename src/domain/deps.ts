@@ -6,8 +6,8 @@ import type { Sealer } from "../crypto/seal.js";
 import type { RecoveredCounts } from "../db/repositories/wallets.js";
 import type { WalletRecoveryInput } from "./wallets/recovery-input.js";
 import type { Keyring } from "./sessions/keyring.js";
-import type { RoomOperationName } from "./waas/share-operations.js";
-import type { BackupStep, BackupStepResult, RecoverStep, RecoverStepResult } from "./waas/backup-steps.js";
+import type { RoomOperationName } from "./waas/threshold/share-operations.js";
+import type { BackupStep, BackupStepResult, RecoverStep, RecoverStepResult } from "./waas/threshold/backup-steps.js";
 import type { SessionVerifier } from "./sessions/tokens.js";
 
 /** Starts durable flows; implemented over the Temporal client (src/temporal/flows.ts). */
@@ -46,7 +46,7 @@ export interface Deps {
   db: Database;
   store: EphemeralStore;
   sealer: Sealer;
-  /** Seals the key-share backups the service keeps itself, under keys of their own (src/domain/waas/backup-vault.ts). */
+  /** Seals the key-share backups the service keeps itself, under keys of their own (src/domain/waas/threshold/backup-vault.ts). */
   backupSealer: Sealer;
   flows: Flows;
   log: Logger;

@@ -13,8 +13,8 @@ import {
   upsertSearchAttributes,
 } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.js";
-import type { RoomOperationInput, RoomOperationName } from "../domain/waas/share-operations.js";
-import type { BackupStep, BackupStepResult, RecoverStep, RecoverStepResult } from "../domain/waas/backup-steps.js";
+import type { RoomOperationInput, RoomOperationName } from "../domain/waas/threshold/share-operations.js";
+import type { BackupStep, BackupStepResult, RecoverStep, RecoverStepResult } from "../domain/waas/threshold/backup-steps.js";
 import { walletExportWorkflow } from "./wallet-export.js";
 import { SEARCH_ATTRIBUTES } from "./search-attributes.js";
 import { SHARE_STEP_OPTIONS } from "./share-steps.js";

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { createSealer } from "../../src/crypto/seal.js";
 import { closeDatabase, type Database } from "../../src/db/db.js";
-import { readBackup, recordBackupLocation, storeBackup } from "../../src/domain/waas/backup-vault.js";
+import { readBackup, recordBackupLocation, storeBackup } from "../../src/domain/waas/threshold/backup-vault.js";
 import { bootstrapTenant, type BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { migratedDatabase } from "../support/app.js";
 import { failure } from "../support/domain-errors.js";

@@ -47,7 +47,7 @@ interface Wallet {
 
 /**
  * A signed-in user with a new TWO_OF_TWO EVM wallet, made through the published client's createWaasAccount
- * (the room protocol of src/domain/waas/rooms.ts); the device keeps its share passcode-sealed. The one
+ * (the room protocol of src/domain/waas/threshold/rooms.ts); the device keeps its share passcode-sealed. The one
  * place that knows how a wallet is made, should that change.
  */
 async function newWallet(env = t.environmentId): Promise<Wallet> {

@@ -13,7 +13,7 @@ import { generateApiToken } from "../../src/crypto/api-token.js";
 import { openWalletKey } from "../../src/crypto/wallet-keys.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { evaluatePolicy, validateRules } from "../../src/domain/waas/policy.js";
-import { verifyWaasSessionToken } from "../../src/domain/waas/session.js";
+import { verifyWaasSessionToken } from "../../src/domain/waas/custodial/session.js";
 import { WaasService } from "../../src/gen/sigil/waas/v0/waas_service_pb.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";

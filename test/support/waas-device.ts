@@ -4,10 +4,10 @@ import { compactDecrypt, type JWK } from "jose";
 import { encryptToKeygenId, newKeygenKey } from "../../src/crypto/keygen-envelope.js";
 import { frostCommit, frostSignShare } from "../../src/crypto/threshold/frost.js";
 import { verifyShare, type KeyShare, type ShareSetPublic } from "../../src/crypto/threshold/shares.js";
-import type { ShareSetView } from "../../src/domain/waas/share-operations.js";
+import type { ShareSetView } from "../../src/domain/waas/threshold/share-operations.js";
 
 /**
- * Plays the user's device in the WaaS room protocol (src/domain/waas/rooms.ts): it makes one P-256 keygen
+ * Plays the user's device in the WaaS room protocol (src/domain/waas/threshold/rooms.ts): it makes one P-256 keygen
  * key per share it keeps, opens the shares the service encrypted to those keys, checks each against the set's
  * public Feldman commitments as a real holder would, and keeps them only encrypted under a key derived from
  * the user's passcode (scrypt + AES-256-GCM): a wrong passcode opens nothing. For an operation it sends its

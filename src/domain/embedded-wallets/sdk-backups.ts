@@ -6,7 +6,7 @@ import { notFound } from "../../errors.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import { endUserAccess } from "../sessions/service.js";
-import { requireFreshFactor } from "../waas/device-caller.js";
+import { requireFreshFactor } from "../waas/threshold/device-caller.js";
 import type { WalletCaller } from "./sdk-wallets.js";
 
 /**

@@ -7,7 +7,7 @@ import { conflict, notFound, unprocessable } from "../../errors.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import { endUserAccess } from "../sessions/service.js";
-import { requireFreshFactor } from "../waas/device-caller.js";
+import { requireFreshFactor } from "../waas/threshold/device-caller.js";
 import { issuerOf } from "../sessions/tokens.js";
 import { parseSessionKey, sessionKeyJwk } from "./sdk-session-keys.js";
 import type { WalletCaller } from "./sdk-wallets.js";

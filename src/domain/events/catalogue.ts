@@ -45,7 +45,7 @@ const RESOURCES: Record<string, { what: string; actions: Record<string, string> 
       reshared: "given key shares under another threshold scheme",
       message_signed: "used to sign a message",
       delegated_access_revoked: "no longer delegated",
-      // data.encryptedDelegatedShare: the share as a HYBRID-RSA-AES-256 envelope (src/domain/waas/delegated-share.ts).
+      // data.encryptedDelegatedShare: the share as a HYBRID-RSA-AES-256 envelope (src/domain/waas/threshold/delegated-share.ts).
       delegated_share: "delegated: a key share was encrypted to the environment's delegated-access key",
       backed_up: "had its key shares backed up (data.location)",
       key_shares_recovered: "had its key shares recovered from a backup",

@@ -10,7 +10,7 @@ import { canonicalEvmAddress } from "../wallets/addresses.js";
 import { evmTransactionRequest, evmTypedDataRequest } from "./evm-moves.js";
 import { evaluatePolicy, policyDenied, type SigningRequest } from "./policy.js";
 import { refuseTransactionMessage, solanaMessageOf } from "./sign-request-svm.js";
-import type { WaasChain } from "./share-operations.js";
+import type { WaasChain } from "./threshold/share-operations.js";
 
 /**
  * What the client asks a threshold wallet to sign (the published client's SignMessageWithWaasRequest and its

@@ -1,7 +1,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { Deps } from "../../domain/deps.js";
-import { issueBackupToken } from "../../domain/waas/backup-token.js";
-import * as backups from "../../domain/waas/device-backups.js";
+import { issueBackupToken } from "../../domain/waas/threshold/backup-token.js";
+import * as backups from "../../domain/waas/threshold/device-backups.js";
 import * as own from "../../domain/own-account/service.js";
 import { SdkWaasBackupService } from "../../gen/sigil/waas/v0/sdk_waas_backup_service_pb.js";
 import { waasCallerOf } from "../waas-sdk/handlers.js";

@@ -1,7 +1,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Deps } from "../../domain/deps.js";
-import type { WaasCaller } from "../../domain/waas/device-caller.js";
+import type { WaasCaller } from "../../domain/waas/threshold/device-caller.js";
 import {
   contribute,
   createWaasAccount,
@@ -13,9 +13,9 @@ import {
   reshare,
   signMessage,
   type OpenedRoom,
-} from "../../domain/waas/device-operations.js";
-import type { RoomRecord } from "../../domain/waas/rooms.js";
-import type { SignMessageInput } from "../../domain/waas/device-signing.js";
+} from "../../domain/waas/threshold/device-operations.js";
+import type { RoomRecord } from "../../domain/waas/threshold/rooms.js";
+import type { SignMessageInput } from "../../domain/waas/threshold/device-signing.js";
 import { SdkWaasService } from "../../gen/sigil/waas/v0/sdk_waas_service_pb.js";
 import { MFA_TOKEN_HEADER, clientMetaOf, endUserOf } from "../context.js";
 import { ts } from "../mappers.js";

@@ -6,10 +6,10 @@ import type { KeyShareBackupRecord, WaasWalletRecord } from "../../db/repositori
 import type { WaasPolicyRecord } from "../../db/repositories/waas.js";
 import type { Deps } from "../../domain/deps.js";
 import { toClientChain } from "../../domain/waas/chain-names.js";
-import * as keys from "../../domain/waas/service.js";
+import * as keys from "../../domain/waas/encryption-keys.js";
 import * as policy from "../../domain/waas/policy.js";
-import * as session from "../../domain/waas/session.js";
-import * as wallets from "../../domain/waas/wallets.js";
+import * as session from "../../domain/waas/custodial/session.js";
+import * as wallets from "../../domain/waas/custodial/wallets.js";
 import * as users from "../../domain/users/service.js";
 import { badRequest } from "../../errors.js";
 import { pageOf } from "../paging.js";

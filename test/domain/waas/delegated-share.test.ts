@@ -7,7 +7,7 @@ import { keyIdFor } from "../../../src/crypto/rsa-public-key.js";
 import { insertEncryptionKey } from "../../../src/db/repositories/encryption-keys.js";
 import { endUserAccess } from "../../../src/domain/sessions/service.js";
 import type { BootstrapResult } from "../../../src/domain/tenancy/bootstrap.js";
-import { DELEGATED_SHARE_EVENT, recordDelegatedShare } from "../../../src/domain/waas/delegated-share.js";
+import { DELEGATED_SHARE_EVENT, recordDelegatedShare } from "../../../src/domain/waas/threshold/delegated-share.js";
 import { newWebhookSecret, sealWebhookSecret } from "../../../src/domain/webhooks/secret.js";
 import { DomainError } from "../../../src/errors.js";
 import { startTestApp, type TestApp } from "../../support/app.js";

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { Sealer } from "../../crypto/seal.js";
-import { newKeygenKey, openFromKeygenId } from "../../crypto/keygen-envelope.js";
-import type { Queryable } from "../../db/db.js";
-import * as repo from "../../db/repositories/waas-rooms.js";
-import type { RoomOperation, RoomRecord } from "../../db/repositories/waas-rooms.js";
-import { DomainError, badRequest, conflict, notFound, type ErrorKind } from "../../errors.js";
+import type { Sealer } from "../../../crypto/seal.js";
+import { newKeygenKey, openFromKeygenId } from "../../../crypto/keygen-envelope.js";
+import type { Queryable } from "../../../db/db.js";
+import * as repo from "../../../db/repositories/waas-rooms.js";
+import type { RoomOperation, RoomRecord } from "../../../db/repositories/waas-rooms.js";
+import { DomainError, badRequest, conflict, notFound, type ErrorKind } from "../../../errors.js";
 
 /**
  * Rooms: where the user's device and the service meet for one key-share operation of a threshold wallet

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { sealHybridRsaAes256, type HybridEnvelope } from "../../crypto/envelopes.js";
-import type { Queryable } from "../../db/db.js";
-import { insertAudit } from "../../db/repositories/audit.js";
-import { insertEvent } from "../../db/repositories/events.js";
-import { newestActiveEncryptionKey } from "../../db/repositories/webhook-outbox.js";
-import { activeKidExists } from "../../db/repositories/waas-wallet-backups.js";
-import { unprocessable } from "../../errors.js";
-import { actorColumns } from "../audit/audit.js";
-import type { EnvironmentAccess } from "../tenancy/access.js";
+import { sealHybridRsaAes256, type HybridEnvelope } from "../../../crypto/envelopes.js";
+import type { Queryable } from "../../../db/db.js";
+import { insertAudit } from "../../../db/repositories/audit.js";
+import { insertEvent } from "../../../db/repositories/events.js";
+import { newestActiveEncryptionKey } from "../../../db/repositories/webhook-outbox.js";
+import { activeKidExists } from "../../../db/repositories/waas-wallet-backups.js";
+import { unprocessable } from "../../../errors.js";
+import { actorColumns } from "../../audit/audit.js";
+import type { EnvironmentAccess } from "../../tenancy/access.js";
 import { recordBackupLocation, type ShareBackupKey } from "./backup-vault.js";
 
 /**

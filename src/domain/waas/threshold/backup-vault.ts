@@ -1,8 +1,8 @@
-import { SealError } from "../../crypto/seal.js";
-import type { Queryable } from "../../db/db.js";
-import { findShareBackup, insertShareBackup, type ShareBackupLocation } from "../../db/repositories/waas-share-backups.js";
-import { badRequest, notFound, unprocessable } from "../../errors.js";
-import type { Deps } from "../deps.js";
+import { SealError } from "../../../crypto/seal.js";
+import type { Queryable } from "../../../db/db.js";
+import { findShareBackup, insertShareBackup, type ShareBackupLocation } from "../../../db/repositories/waas-share-backups.js";
+import { badRequest, notFound, unprocessable } from "../../../errors.js";
+import type { Deps } from "../../deps.js";
 
 /**
  * The service's own backup location: a share kept in Postgres sealed under the backup sealing keys

@@ -1,6 +1,6 @@
-import type { Deps } from "../deps.js";
+import type { Deps } from "../../deps.js";
 import type { WaasChain } from "./share-operations.js";
-import { enforceSigningPolicy, prepareSignature, type SignMessageInput } from "./sign-request.js";
+import { enforceSigningPolicy, prepareSignature, type SignMessageInput } from "../sign-request.js";
 
 export type { SignMessageInput };
 

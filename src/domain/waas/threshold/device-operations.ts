@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { keygenIdKey } from "../../crypto/keygen-envelope.js";
-import { SCHEMES } from "../../crypto/threshold/shares.js";
-import * as rooms from "../../db/repositories/waas-rooms.js";
-import { setShares } from "../../db/repositories/waas-share-sets.js";
-import { badRequest, conflict, unprocessable } from "../../errors.js";
-import type { Deps } from "../deps.js";
+import { keygenIdKey } from "../../../crypto/keygen-envelope.js";
+import { SCHEMES } from "../../../crypto/threshold/shares.js";
+import * as rooms from "../../../db/repositories/waas-rooms.js";
+import { setShares } from "../../../db/repositories/waas-share-sets.js";
+import { badRequest, conflict, unprocessable } from "../../../errors.js";
+import type { Deps } from "../../deps.js";
 import { auditContextOf, callerThresholdWallet, requireFreshFactor, type WaasCaller } from "./device-caller.js";
 import { errorOfRoom, openRoom, takeContribution, userRoom, type RoomRecord } from "./rooms.js";
 import type { RoomOperationName, WaasChain, WaasScheme } from "./share-operations.js";
@@ -13,7 +13,7 @@ import type { SignMessageInput } from "./device-signing.js";
 
 /**
  * The published client's WaaS operations on the signed-in user's threshold wallets. Each opens a room
- * (src/domain/waas/rooms.ts) and answers `{roomId, serverKeygenIds, walletId}`; the device reads the room
+ * (src/domain/waas/threshold/rooms.ts) and answers `{roomId, serverKeygenIds, walletId}`; the device reads the room
  * and posts its part, and the wallet's actor runs the operation (Deps.flows.runWaasRoom). A wallet is
  * found by the caller's environment and user before any room opens or any actor is reached: another
  * user's wallet, or another environment's, answers 404 and starts nothing.

@@ -1,16 +1,16 @@
 import { createHash, randomUUID } from "node:crypto";
-import { generateWalletKey, keyFamilyOf, openWalletKey, sealWalletKey, signEvmMessage, signSolanaMessage } from "../../crypto/wallet-keys.js";
-import * as repo from "../../db/repositories/waas-wallets.js";
-import type { WaasWalletRecord } from "../../db/repositories/waas-wallets.js";
-import { findWaasPolicy } from "../../db/repositories/waas.js";
-import { badRequest, conflict, notFound, unprocessable } from "../../errors.js";
-import { audited } from "../audit/audit.js";
-import type { Deps } from "../deps.js";
-import type { EnvironmentAccess } from "../tenancy/access.js";
-import { findOrCreateUser, parseIdentifier } from "../embedded-wallets/service.js";
-import { fromClientChain } from "./chain-names.js";
-import { evaluatePolicy, policyDenied } from "./policy.js";
-import { refuseTransactionMessage } from "./sign-request-svm.js";
+import { generateWalletKey, keyFamilyOf, openWalletKey, sealWalletKey, signEvmMessage, signSolanaMessage } from "../../../crypto/wallet-keys.js";
+import * as repo from "../../../db/repositories/waas-wallets.js";
+import type { WaasWalletRecord } from "../../../db/repositories/waas-wallets.js";
+import { findWaasPolicy } from "../../../db/repositories/waas.js";
+import { badRequest, conflict, notFound, unprocessable } from "../../../errors.js";
+import { audited } from "../../audit/audit.js";
+import type { Deps } from "../../deps.js";
+import type { EnvironmentAccess } from "../../tenancy/access.js";
+import { findOrCreateUser, parseIdentifier } from "../../embedded-wallets/service.js";
+import { fromClientChain } from "../chain-names.js";
+import { evaluatePolicy, policyDenied } from "../policy.js";
+import { refuseTransactionMessage } from "../sign-request-svm.js";
 
 /**
  * WaaS wallets: wallets whose key the service generates and holds (sealed at rest, bound to the wallet row),

@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { SignJWT, jwtVerify, type JWTPayload } from "jose";
 import { base64urlnopad } from "@scure/base";
-import { hashApiToken, looksLikeApiToken } from "../../crypto/api-token.js";
-import * as repo from "../../db/repositories/waas.js";
-import type { Queryable } from "../../db/db.js";
-import { DomainError } from "../../errors.js";
-import { audited, type RecordChange } from "../audit/audit.js";
-import type { Deps } from "../deps.js";
-import type { EnvironmentAccess } from "../tenancy/access.js";
+import { hashApiToken, looksLikeApiToken } from "../../../crypto/api-token.js";
+import * as repo from "../../../db/repositories/waas.js";
+import type { Queryable } from "../../../db/db.js";
+import { DomainError } from "../../../errors.js";
+import { audited, type RecordChange } from "../../audit/audit.js";
+import type { Deps } from "../../deps.js";
+import type { EnvironmentAccess } from "../../tenancy/access.js";
 
 /**
  * WaaS session tokens: an API token is exchanged for a short-lived JWT that WaaS operations accept. The

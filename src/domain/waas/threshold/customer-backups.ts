@@ -1,8 +1,8 @@
-import { createCustomerBackup, type CustomerBackupTarget } from "../../adapters/customer-backup.js";
-import { findSubscribedWebhook, findWebhook } from "../../db/repositories/webhooks.js";
-import { DomainError, unprocessable } from "../../errors.js";
-import type { Deps } from "../deps.js";
-import { openWebhookSecret } from "../webhooks/secret.js";
+import { createCustomerBackup, type CustomerBackupTarget } from "../../../adapters/customer-backup.js";
+import { findSubscribedWebhook, findWebhook } from "../../../db/repositories/webhooks.js";
+import { DomainError, unprocessable } from "../../../errors.js";
+import type { Deps } from "../../deps.js";
+import { openWebhookSecret } from "../../webhooks/secret.js";
 import type { VaultCredential } from "./backup-steps.js";
 
 /**

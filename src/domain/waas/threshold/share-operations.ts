@@ -7,7 +7,7 @@
 export type WaasScheme = "TWO_OF_TWO" | "TWO_OF_THREE" | "THREE_OF_FIVE";
 export type WaasChain = "EVM" | "SOL";
 
-/** The key-share operations a room runs (src/domain/waas/rooms.ts). */
+/** The key-share operations a room runs (src/domain/waas/threshold/rooms.ts). */
 export type RoomOperationName = "keygen" | "import" | "sign" | "refresh" | "reshare" | "export";
 
 /**

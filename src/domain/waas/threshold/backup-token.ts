@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify } from "jose";
-import { DomainError } from "../../errors.js";
-import type { Deps } from "../deps.js";
-import { spendOnce } from "../spent-credentials/service.js";
-import { issuerOf } from "../sessions/tokens.js";
+import { DomainError } from "../../../errors.js";
+import type { Deps } from "../../deps.js";
+import { spendOnce } from "../../spent-credentials/service.js";
+import { issuerOf } from "../../sessions/tokens.js";
 import type { WaasCaller } from "./device-caller.js";
 
 /**

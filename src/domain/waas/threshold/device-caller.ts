@@ -1,13 +1,13 @@
-import { signedInWithin } from "../../db/repositories/sessions.js";
-import { currentSet } from "../../db/repositories/waas-share-sets.js";
-import { findUserThresholdWallet } from "../../db/repositories/waas-threshold-wallets.js";
-import { notFound } from "../../errors.js";
-import type { EndUserPrincipal } from "../auth/principal.js";
-import type { Deps } from "../deps.js";
-import { mfaPolicy } from "../mfa/caller.js";
-import { redeemMfaToken } from "../mfa/mfa-token.js";
-import type { ClientMeta } from "../sessions/service.js";
-import type { PublicEnvironment } from "../tenancy/access.js";
+import { signedInWithin } from "../../../db/repositories/sessions.js";
+import { currentSet } from "../../../db/repositories/waas-share-sets.js";
+import { findUserThresholdWallet } from "../../../db/repositories/waas-threshold-wallets.js";
+import { notFound } from "../../../errors.js";
+import type { EndUserPrincipal } from "../../auth/principal.js";
+import type { Deps } from "../../deps.js";
+import { mfaPolicy } from "../../mfa/caller.js";
+import { redeemMfaToken } from "../../mfa/mfa-token.js";
+import type { ClientMeta } from "../../sessions/service.js";
+import type { PublicEnvironment } from "../../tenancy/access.js";
 import type { BackupAuditContext } from "./backup-steps.js";
 
 /** Who calls a WaaS operation: the session's user in the environment the path names, with its mfaToken if sent. */
