@@ -31,6 +31,33 @@ module.exports = {
       to: { path: "^src/(workflows|activities|temporal|infra|messaging)/|^src/(runtime|main|cli)[.]ts$" },
     },
     {
+      name: "domain-not-adapters",
+      severity: "error",
+      comment:
+        "The outside services the domain calls (a cloud drive, a customer's backup URL, the social hub) reach it " +
+        "as ports in src/domain/deps.ts; only the process wiring (src/deps.ts) builds the adapters.",
+      from: { path: "^src/domain/" },
+      to: { path: "^src/adapters/" },
+    },
+    {
+      name: "waas-activities-are-thin",
+      severity: "error",
+      comment:
+        "The WaaS wallet actor's activities call the domain (src/domain/waas/threshold), which owns the rules " +
+        "(which set is current, which room may run): they reach no repository and no key material themselves.",
+      from: { path: "^src/activities/waas" },
+      to: { path: "^src/(db/repositories|crypto)/", pathNot: "^src/crypto/seal[.]ts$" },
+    },
+    {
+      name: "net-is-below-domain",
+      severity: "error",
+      comment:
+        "Outbound connections (the destination policy, the pinned client) serve the domain and the adapters " +
+        "alike, so they import neither, nor anything above them.",
+      from: { path: "^src/net/" },
+      to: { path: "^src/(rpc|gateway|server|gen|domain|adapters|db|workflows|activities|temporal|infra|messaging)/|^src/(runtime|main|cli|deps)[.]ts$" },
+    },
+    {
       name: "db-is-the-bottom",
       severity: "error",
       comment: "SQL repositories import no layer above them: neither transport nor domain nor Temporal code.",

@@ -14,8 +14,8 @@
  *                   not the checks') -> VerifyResponse. A refresh spends its token, so each session's next
  *                   refresh uses the token the last one answered; a session whose answer was cut off at the
  *                   end of a turn leaves the rotation (its token is spent, and a replay would revoke it). Baseline: the memo'd verification and revocation GET above, then the domain's
- *                   refreshSession, as Sigil's handler (rotateRefresh's UPDATE, the user aggregate, two ES256
- *                   signatures: jwt and minifiedJwt).
+ *                   refreshSession, as Sigil's handler (the rotation and the user aggregate in one statement,
+ *                   two ES256 signatures: jwt and minifiedJwt).
  *   SIWE sign-in    GET /nonce, then POST /verify with an EIP-4361 message signed by a throwaway EOA key.
  *                   Per turn: up to BENCH_SIGN_INS (1,000) nonces (what the side's last verify rate fills the
  *                   turn with, plus 30 %) are fetched (measured), the messages are signed
@@ -24,13 +24,20 @@
  *                   nonce + wall time per verify), both at BENCH_CONNECTIONS concurrent callers. Two cases:
  *                   new wallets (each sign-in creates a user) and returning wallets (BENCH_RETURNING_WALLETS,
  *                   200, signed in once before the run, round-robin). Baseline: the domain's issueNonce, then
- *                   proveWallet (viem parse, checks, signature recovery, the nonce taken) and signInWith.
+ *                   proveWallet (viem parse, checks, libsecp256k1 recovery, the nonce taken) and signInWith.
+ *   peer method     SIWE as a peer's published benchmark measures it (Better Auth's): BENCH_PEER_CONNECTIONS
+ *                   (20) callers, BENCH_PEER_SIGN_INS (1,500) nonces fetched (timed), every message signed by
+ *                   this process with ONE returning wallet (not timed), then the verifies sent, each body
+ *                   once (timed). sign-ins/s = N / (nonce time + verify time), verify/s = N / verify time,
+ *                   p99 of verify; and refresh/s at the same 20 connections for BENCH_SECONDS. Each side
+ *                   runs it BENCH_ROUNDS times, taking turns; the rates add up the turns' calls and times.
  *
  * Sigil runs as `sigil start api` beside `sigil start worker`, on a database of the bench's own (dropped at
  * the end), with its own sealing key and task queue, and with every rate limit off
  * (SIGIL_SDK_RATE_LIMIT_PER_10S=0, SIGIL_SIGN_IN_RATE_LIMIT_PER_MINUTE=0, SIGIL_RATE_LIMIT_PER_MINUTE=0): a
  * bench measures the path, not the limiter. BENCH_CASES=check,refresh,siwe picks cases (hot: only the
- * session check's 1,000-token cases; cold: only its full-verification case). BENCH_PROFILE_DIR=<dir>
+ * session check's 1,000-token cases; cold: only its full-verification case; peer: the peer method, not
+ * run unless named: BENCH_CASES=peer). BENCH_PROFILE_DIR=<dir>
  * starts both servers under `node --cpu-prof` and prints where each spent its CPU during the measured cases
  * (bench/support/profile-summary.ts; the .cpuprofile files stay in <dir>/sigil and <dir>/bare).
  *
@@ -62,6 +69,10 @@ const SIGN_INS = Number(process.env.BENCH_SIGN_INS ?? 1_000);
 const RETURNING = Number(process.env.BENCH_RETURNING_WALLETS ?? 200);
 const cases = new Set((process.env.BENCH_CASES ?? "check,refresh,siwe").split(","));
 const port = Number(process.env.BENCH_PORT ?? 18280);
+const PEER_CONNECTIONS = Number(process.env.BENCH_PEER_CONNECTIONS ?? 20);
+const PEER_SIGN_INS = Number(process.env.BENCH_PEER_SIGN_INS ?? 1_500);
+/** The peer's numbers by its own method on this machine (docs/benchmarks.md), printed beside Sigil's. */
+const PEER_RECORDED = "Better Auth 1.7.25 on this machine: 186 sign-ins/s (verify 221/s)";
 const profileDir = process.env.BENCH_PROFILE_DIR;
 
 /** node flags of a server: under --cpu-prof into <BENCH_PROFILE_DIR>/<name> when profiling. */
@@ -169,7 +180,7 @@ try {
   let live = refreshable.map((_, slot) => slot);
   const inFlight = new Set<number>();
   let nextRefresh = 0;
-  const refresh = async (server: Running, s: number) => {
+  const refresh = async (server: Running, s: number, width = connections) => {
     live = live.filter((slot) => !inFlight.has(slot));
     inFlight.clear();
     return httpLoad({
@@ -189,7 +200,7 @@ try {
         refreshable[slot] = (JSON.parse(body) as { jwt: string }).jwt;
         inFlight.delete(slot);
       },
-      connections,
+      connections: width,
       seconds: s,
     });
   };
@@ -235,6 +246,38 @@ try {
     const perSignIn = n.elapsed / Math.max(1, n.ok) + v.elapsed / Math.max(1, v.ok);
     return { rps: v.ok ? Math.round(1 / perSignIn) : 0, p50: v.p50, p99: v.p99, ok: v.ok, failed: n.failed + v.failed };
   }
+  /**
+   * The peer method: n nonces at PEER_CONNECTIONS callers (timed), n messages of one wallet signed here
+   * (not timed), the n verifies at PEER_CONNECTIONS callers, each body once (timed). No time limit: the
+   * method times a fixed number of sign-ins.
+   */
+  async function peerSignIns(server: Running, n: number, wallet: PrivateKeyAccount) {
+    const side = server === bare ? "bare" : "sigil";
+    const nonces: string[] = [];
+    const noncePhase = await drainLoad(
+      Array.from({ length: n }, (_, i) => i),
+      async () => {
+        const r = await fetch(`${server.base}${sdk}/nonce`);
+        if (r.status !== 200) throw new Error(`nonce ${r.status} ${(await r.text()).slice(0, 300)}`);
+        nonces.push(((await r.json()) as { nonce: string }).nonce);
+      },
+      PEER_CONNECTIONS,
+      3_600,
+    );
+    const bodies = await signedVerifyBodies(nonces, () => wallet);
+    const verifyPhase = await drainLoad(
+      bodies,
+      async (body) => {
+        const r = await fetch(`${server.base}${sdk}/verify`, { method: "POST", headers: { "content-type": "application/json" }, body });
+        const text = await r.text();
+        if (r.status !== 200) throw new Error(`verify ${r.status} ${text.slice(0, 300)}`);
+      },
+      PEER_CONNECTIONS,
+      3_600,
+    );
+    for (const e of [noncePhase.firstError, verifyPhase.firstError]) if (e) errors.add(`${side} peer method: ${e}`);
+    return { noncePhase, verifyPhase };
+  }
   let returningAt = 0;
   // A new key per sign-in, made when its message is signed (outside the measured calls).
   const newWallet = () => throwawayWallets(1)[0]!;
@@ -245,6 +288,7 @@ try {
     await check(server, 1, { list: tokens });
     await refresh(server, 1);
     if (cases.has("siwe")) await signIns(server, 1, "warm-up", returningWallet);
+    if (cases.has("peer")) await peerSignIns(server, 100, returning[0]!);
   }
   errors.clear();
   phases.clear();
@@ -297,6 +341,71 @@ try {
         if (b && g) console.log(row(`${phase} alone (${kind} wallets)`, [summarise(b), summarise(g)]));
       }
     console.log(`\nworker CPU during the sign-in cases: ${Math.round((workerSpent * 1e6) / signedIn)} µs per sign-in (${signedIn} sign-ins, both sides)`);
+  }
+  if (cases.has("peer")) {
+    // One returning wallet, as the peer's method signs in: its user was signed in once while seeding.
+    const wallet = returning[0]!;
+    const turnsOf = { bare: [] as Awaited<ReturnType<typeof peerSignIns>>[], sigil: [] as Awaited<ReturnType<typeof peerSignIns>>[] };
+    const refreshes = { bare: [] as Result[], sigil: [] as Result[] };
+    const postgresUs = { bare: 0, sigil: 0 };
+    // CPU per sign-in is what a shared machine moves least: the server's own, Postgres's, the worker's
+    // (relaying the sign-in's events; Sigil only, the bare server has none).
+    const serverUs = { bare: 0, sigil: 0 };
+    let workerSpent = 0;
+    const refreshUs = { bare: 0, sigil: 0 };
+    for (let round = 0; round < ROUNDS; round++)
+      for (const [side, server] of [["bare", bare], ["sigil", sigil]] as const) {
+        const before = await postgresCpu(deps.db);
+        const [serverBefore, workerBefore] = [cpuSeconds(server.child) ?? NaN, cpuSeconds(worker.child) ?? NaN];
+        const r = await peerSignIns(server, PEER_SIGN_INS, wallet);
+        serverUs[side] += (cpuSeconds(server.child) ?? NaN) - serverBefore;
+        if (side === "sigil") workerSpent += (cpuSeconds(worker.child) ?? NaN) - workerBefore;
+        postgresUs[side] += postgresSpent(before, await postgresCpu(deps.db));
+        turnsOf[side].push(r);
+        const [pgBefore, cpuBefore] = [await postgresCpu(deps.db), cpuSeconds(server.child) ?? NaN];
+        const refreshed = await refresh(server, seconds / ROUNDS, PEER_CONNECTIONS);
+        refreshUs[side] += (cpuSeconds(server.child) ?? NaN) - cpuBefore + postgresSpent(pgBefore, await postgresCpu(deps.db));
+        refreshes[side].push(refreshed);
+      }
+    const rates = (side: "bare" | "sigil") => {
+      const ts = turnsOf[side];
+      const ok = ts.reduce((n, t) => n + t.verifyPhase.ok, 0);
+      const nonceTime = ts.reduce((n, t) => n + t.noncePhase.elapsed, 0);
+      const verifyTime = ts.reduce((n, t) => n + t.verifyPhase.elapsed, 0);
+      const latencies = ts.flatMap((t) => t.verifyPhase.latencies ?? []).sort((a, b) => a - b);
+      const refreshed = summarise(refreshes[side]);
+      return {
+        signIns: Math.round(ok / (nonceTime + verifyTime)),
+        verify: Math.round(ok / verifyTime),
+        p50: Math.round(latencies[Math.floor(latencies.length / 2)] ?? 0),
+        p99: Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0),
+        failed: ts.reduce((n, t) => n + t.noncePhase.failed + t.verifyPhase.failed, 0),
+        refresh: refreshed.rps,
+        refreshP99: refreshed.p99,
+        refreshUs: Math.round((refreshUs[side] * 1e6) / Math.max(1, refreshed.ok)),
+        postgresUs: Math.round((postgresUs[side] * 1e6) / Math.max(1, ok)),
+        serverUs: Math.round((serverUs[side] * 1e6) / Math.max(1, ok)),
+        workerUs: Math.round((workerSpent * 1e6) / Math.max(1, ok)),
+      };
+    };
+    const [b, g] = [rates("bare"), rates("sigil")];
+    const pct = (x: number, y: number) => `${Math.round((100 * x) / Math.max(1, y))} %`;
+    console.log(`\n### peer method: ${PEER_CONNECTIONS} connections, ${PEER_SIGN_INS} sign-ins of one returning wallet per turn, ${ROUNDS} turns per side`);
+    console.log("| | Sigil | bare node:http | Sigil / bare |\n|---|---|---|---|");
+    console.log(`| sign-ins/s (N / (nonce time + verify time)) | ${g.signIns} | ${b.signIns} | ${pct(g.signIns, b.signIns)} |`);
+    console.log(`| verify/s | ${g.verify} | ${b.verify} | ${pct(g.verify, b.verify)} |`);
+    console.log(`| verify p50 / p99 ms | ${g.p50} / ${g.p99} | ${b.p50} / ${b.p99} | - |`);
+    console.log(`| refresh/s (p99 ms), ${PEER_CONNECTIONS} connections | ${g.refresh} (${g.refreshP99}) | ${b.refresh} (${b.refreshP99}) | ${pct(g.refresh, b.refresh)} |`);
+    console.log(`| server CPU µs per sign-in (nonce + verify) | ${g.serverUs} | ${b.serverUs} | - |`);
+    console.log(`| Postgres CPU µs per sign-in | ${g.postgresUs} | ${b.postgresUs} | - |`);
+    console.log(`| worker CPU µs per sign-in | ${g.workerUs} | - | - |`);
+    // What 2 quiet cores would carry at this cost, the load generator left out: the bound a loaded run hides.
+    const cores = os.cpus().length;
+    const bound = (us: number) => Math.round((cores * 1e6) / Math.max(1, us));
+    console.log(`| ${cores} cores / CPU per sign-in (server + Postgres + worker) | ${bound(g.serverUs + g.postgresUs + g.workerUs)} | ${bound(b.serverUs + b.postgresUs)} | - |`);
+    console.log(`| refresh: server + Postgres CPU µs per refresh (${cores} cores / that) | ${g.refreshUs} (${bound(g.refreshUs)}) | ${b.refreshUs} (${bound(b.refreshUs)}) | - |`);
+    console.log(`| failed calls | ${g.failed} | ${b.failed} | - |`);
+    console.log(`\n${PEER_RECORDED}; targets: SIWE >= 400 sign-ins/s, refresh >= 1,500/s.`);
   }
   console.log("\n| case | Postgres CPU µs/req, Sigil | baseline |\n|---|---|---|");
   for (const p of postgres) console.log(`| ${p.name} | ${p.us[0]} | ${p.us[1]} |`);

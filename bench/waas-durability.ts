@@ -1,8 +1,10 @@
 /**
- * `npm run bench:waas-durability`: the issue 14 durability proof. N trials (default 20, `--trials N`) each of
+ * `npm run bench:waas-durability`: the WaaS durability proof. N trials (default 20, `--trials N`) each of
  * refresh, reshare (alternately 2-of-2 -> 2-of-3 and back), export and backup of threshold WaaS wallets,
  * each with the worker process killed (SIGKILL) at a uniformly random moment of the operation, a new worker
- * started, and afterwards the invariants checked: exactly one current share set and no pending one, the
+ * started, and of signatures and new wallets (made in the api's requests) with the api killed so; afterwards
+ * the invariants checked (for signatures and new wallets: no room left half-done, one audit row and event
+ * per signature made, one whole wallet per createWaasAccount however often it was retried); exactly one current share set and no pending one, the
  * device's shares sign an EIP-191 message that viem recovers to the wallet's address, old shares sign nothing
  * after a finished refresh/reshare, one `wallet.exported` event and one export room per export id (its key
  * decrypts to the wallet's), one backup per (epoch, holder, location). The harness is
@@ -17,7 +19,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { root } from "./support/env.js";
-import { OPERATIONS, startRig, trialTable, type TrialResult } from "./support/waas-durability.js";
+import { ACTOR_OPERATIONS, REQUEST_PATH_OPERATIONS, startRig, trialTable, type TrialResult } from "./support/waas-durability.js";
 
 const arg = process.argv.indexOf("--trials");
 const trials = Number(arg > 0 ? process.argv[arg + 1] : 20);
@@ -30,10 +32,12 @@ const results: TrialResult[] = [];
 let normal: Awaited<ReturnType<typeof rig.calibrate>>;
 try {
   normal = await rig.calibrate();
-  // One trial of every operation per batch, one kill per batch (each trial at its own random moment).
+  // One trial of every operation per batch, one kill per batch (each trial at its own random moment): the
+  // worker's for the actor's operations, then the api's for signatures and new wallets.
   for (let trial = 1; trial <= trials; trial++) {
     console.log(`\n--- batch ${trial} of ${trials}`);
-    results.push(...(await rig.batch(OPERATIONS.map((operation) => ({ operation, trial })), normal)));
+    results.push(...(await rig.batch(ACTOR_OPERATIONS.map((operation) => ({ operation, trial })), normal)));
+    results.push(...(await rig.batch(REQUEST_PATH_OPERATIONS.map((operation) => ({ operation, trial })), normal)));
   }
 } finally {
   await rig.stop();
@@ -59,6 +63,11 @@ if (write) {
     "an EIP-191 message that viem recovers to the wallet's address, the old shares sign nothing after a finished",
     "refresh/reshare, exactly one `wallet.exported` event and one export room per export id whose key decrypts to",
     "the wallet's, exactly one backup row per (epoch, holder, location).",
+    "Signatures and new wallets are made in the api's own requests (no workflow): their trials kill the api",
+    "instead, at the same kind of random moment; the device retries what got no answer (a signing room still open",
+    "takes the same part again, createWaasAccount is sent again with the same keygen ids). After each: no room left",
+    "half-done, one audit row and one event per signature made (and the answered one's among them), the user's",
+    "wallets each whole (one current set, its credential, one `waas_wallet.created`) and none doubled.",
     "",
     `Measured ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} cores, Node ${process.version}, dev Postgres / Redis / Temporal on the`,
     `same machine; ${minutes} min in all. "normal ms": the median of three runs without a kill (after a warm-up).`,

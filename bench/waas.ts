@@ -2,17 +2,21 @@
  * `npm run bench:waas`: threshold wallets (issue 14) through the whole path, each case beside a baseline that
  * does the same cryptography in a plain loop in this process, loopback only, bounded in time.
  *
- *   1. EVM signatures/s: POST .../waas/{walletId}/signMessage, GET .../waas/rooms/{roomId}, POST
- *      .../contribution with the device's share as a JWE to the room key; the api runs the wallet actor's
- *      Update, whose activity opens both shares, combines, signs (ECDSA) and wipes. BENCH_WAAS_CLIENTS (8)
- *      clients on as many wallets, then 1 client on one wallet (the actor serialises a wallet's Updates).
+ *   1. EVM signatures/s: POST .../waas/{walletId}/signMessage, POST .../waas/rooms/{roomId}/contribution with
+ *      the device's share as a JWE to the room key the answer names; the api opens both shares,
+ *      combines, signs (ECDSA) and wipes in the request's own transaction (no workflow). BENCH_WAAS_CLIENTS
+ *      (8) clients on as many wallets, then 1 client on one wallet.
  *      Baselines: hashMessage + signDigestWithShares over a split key's two shares, and secp256k1.sign with
  *      the whole key.
- *   2. Solana signatures/s, the same way (FROST ed25519: the server commits when the room opens, the device
- *      sends its commitments and signature share, the activity signs its share and aggregates). Baselines:
+ *   2. Solana signatures/s, the same way with GET .../waas/rooms/{roomId} between (FROST ed25519: the server
+ *      commits when the room opens, the device sends its commitments and signature share, the api signs its
+ *      share and aggregates). Baselines:
  *      frostCommit / frostSignShare for both holders + frostAggregate, and ed25519.sign with the whole key.
- *   3. Wallets created/s: POST .../waas/create (the keygen room runs inside the call), GET the room, the device
- *      opens and Feldman-checks its share. Baseline: newWalletSecret + splitSecret + the device share's JWE.
+ *   3. Wallets created/s: POST .../waas/create (the keygen runs in the call's transaction), GET the room, the
+ *      device opens and Feldman-checks its share. Baseline: newWalletSecret + splitSecret + the device share's JWE.
+ *   4. The wallet actor's operations (Temporal workflow waas-wallet/<walletId>), one client, one after the
+ *      other on one wallet: refresh, reshare (2-of-2 <-> 2-of-3), backup to the vault, recovery from it,
+ *      export; their p50 beside the rest.
  *
  * Sigil runs as `sigil start api` beside `sigil start worker` (real Postgres, Redis, Temporal from the
  * environment) on a database and task queue of the bench's own. `--seconds N` (or BENCH_SECONDS, default 10)
@@ -96,18 +100,58 @@ try {
     return { walletId: opened.walletId, address: room.result!.address as string, device };
   }
 
-  /** signMessage, the room read, the device's part into the room: the finished room's signature. */
+  /**
+   * signMessage, the device's part into the room: the finished room's signature. An EVM device encrypts its
+   * share to the room key the answer names (serverKeygenIds[0]), as the published client does; a Solana one
+   * reads the room first, for the server's FROST commitments.
+   */
   let sent = 0;
   async function sign(c: Client, chain: Chain): Promise<{ message: string; signature: string }> {
     const w = c.wallets[chain]!;
     const message = `bench ${sent++}`;
-    const opened = await http<{ roomId: string }>("POST", `/waas/${w.walletId}/signMessage`, c.jwt, { message });
-    const room = await http<RoomView>("GET", `/waas/rooms/${opened.roomId}`, c.jwt);
+    const opened = await http<{ roomId: string; serverKeygenIds: string[] }>("POST", `/waas/${w.walletId}/signMessage`, c.jwt, { message });
+    const room =
+      chain === "EVM"
+        ? ({ roomId: opened.roomId, serverKeygenIds: opened.serverKeygenIds } as RoomView)
+        : await http<RoomView>("GET", `/waas/rooms/${opened.roomId}`, c.jwt);
     const contribution = chain === "EVM" ? await w.device.sharesContribution(room) : w.device.frostContribution(room);
     const done = await http<RoomView>("POST", `/waas/rooms/${opened.roomId}/contribution`, c.jwt, { contribution });
     if (done.status !== "done") throw new Error(`sign room ${done.status}`);
     return { message, signature: done.result!.signature as string };
   }
+
+  /** The actor's operations on one wallet, as a device drives them (the device takes its new shares after each). */
+  type Held = { walletId: string; address: string; device: TestDevice; scheme?: "TWO_OF_TWO" | "TWO_OF_THREE" };
+  const contributeShares = async (c: Client, w: Held, roomId: string, extra: Record<string, unknown> = {}) => {
+    const room = await http<RoomView>("GET", `/waas/rooms/${roomId}`, c.jwt);
+    const done = await http<RoomView>("POST", `/waas/rooms/${roomId}/contribution`, c.jwt, { contribution: { ...(await w.device.sharesContribution(room)), ...extra } });
+    if (done.status !== "done") throw new Error(`${room.operation} room ${done.status}`);
+    return done;
+  };
+  const actorOps = {
+    async refresh(c: Client, w: Held) {
+      const opened = await http<{ roomId: string }>("POST", `/waas/${w.walletId}/refresh`, c.jwt);
+      await w.device.receive((await contributeShares(c, w, opened.roomId)).result!.shareSet);
+    },
+    async reshare(c: Client, w: Held) {
+      const from = w.scheme ?? "TWO_OF_TWO";
+      const to = from === "TWO_OF_TWO" ? "TWO_OF_THREE" : "TWO_OF_TWO";
+      const next = new TestDevice("bench", BENCH_SCRYPT_N);
+      const body = { clientKeygenIds: next.keygenIds(to === "TWO_OF_TWO" ? 1 : 2), oldThresholdSignatureScheme: from, newThresholdSignatureScheme: to };
+      const opened = await http<{ roomId: string }>("POST", `/waas/${w.walletId}/reshare`, c.jwt, body);
+      await next.receive((await contributeShares(c, w, opened.roomId)).result!.shareSet);
+      w.device = next;
+      w.scheme = to;
+    },
+    backup: (c: Client, w: Held) =>
+      http("POST", `/waas/${w.walletId}/keyShares/backup`, c.jwt, { encryptedAccountCredentials: w.device.backupCredentials(), passwordEncrypted: true }),
+    recovery: (c: Client, w: Held) => http("POST", `/waas/${w.walletId}/keyShares/recover`, c.jwt, {}),
+    async export(c: Client, w: Held) {
+      const opened = await http<{ roomId: string }>("POST", `/waas/${w.walletId}/privateKey/export`, c.jwt, { exportId: `bench-${sent++}-${Date.now()}` });
+      await contributeShares(c, w, opened.roomId, { exportKey: exportKey.publicJwk });
+    },
+  };
+  const exportKey = TestDevice.exportKey();
 
   // --- users and wallets up front: one user per client, each with an EVM and a Solana wallet.
   const started = Date.now();
@@ -117,7 +161,8 @@ try {
     const s = await signInWith(deps, publicEnv, { kind: "email", email: `waas-${i}@bench.example.com` }, meta);
     clients.push({ jwt: s.tokens.jwt, wallets: {} });
   }
-  await Promise.all(clients.map(async (c) => ((c.wallets.EVM = await createWallet(c, "EVM")), (c.wallets.SVM = await createWallet(c, "SVM")))));
+  // One after the other: a cold api's pool opening connections for every client at once can pass its connect timeout.
+  for (const c of clients) (c.wallets.EVM = await createWallet(c, "EVM")), (c.wallets.SVM = await createWallet(c, "SVM"));
   console.log(`${clients.length} users with an EVM and a Solana wallet each in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   // Warm-up, and the proof that what is measured is right: the signatures verify as plain ones.
@@ -184,6 +229,14 @@ try {
     const split = splitSecret("secp256k1", newWalletSecret("secp256k1"), 2, 2);
     await encryptToKeygenId(deviceKeygenId, "share:bench:2", new TextEncoder().encode(split.shares[1]!.value));
   }, made);
+
+  // The wallet actor's operations: one client on one wallet (a backup first, so that recovery has one).
+  const actorClient = clients[CLIENTS]!;
+  const held: Held = await createWallet(actorClient, "EVM");
+  await actorOps.backup(actorClient, held);
+  for (const [name, op] of Object.entries(actorOps)) {
+    await sigilRun(`actor: ${name}, 1 client on one wallet`, () => () => op(actorClient, held), 1);
+  }
 
   console.log("| case | ops/s | p50 ms | p99 ms | CPU ms/op: api + worker | Temporal server | Postgres | the device (bench process) | whole machine | errors | Sigil / baseline |");
   console.log("|---|---|---|---|---|---|---|---|---|---|---|");

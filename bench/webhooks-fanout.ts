@@ -29,7 +29,7 @@ import { bootstrapTenant } from "../src/domain/tenancy/bootstrap.js";
 import { createDispatcher } from "../src/outbox/dispatcher.js";
 import { envelopeBody } from "../src/domain/webhooks/messages.js";
 import { newWebhookSecret, openWebhookSecret, sealWebhookSecret } from "../src/domain/webhooks/secret.js";
-import { signedHeaders } from "../src/domain/webhooks/signing.js";
+import { signedHeaders } from "../src/crypto/webhook-signing.js";
 import { createLogger } from "../src/log.js";
 import { createStore } from "../src/store/store.js";
 import { connectTemporalClient, createFlows } from "../src/temporal/flows.js";

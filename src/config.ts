@@ -63,7 +63,22 @@ export interface Config {
   externalSignIn: ExternalSignInSettings;
   /** Where key-share backups go besides the service itself (src/adapters/cloud-drive.ts, src/domain/waas/threshold/backup-vault.ts). */
   backups: BackupSettings;
+  /** The worker's reconciler of work whose durable flow never started (src/domain/reconciler.ts). */
+  reconciler: ReconcilerSettings;
 }
+
+export interface ReconcilerSettings {
+  /** SIGIL_RECONCILE_INTERVAL_MS (default 15000): how often the worker looks for work left unstarted. */
+  intervalMs: number;
+  /**
+   * SIGIL_RECONCILE_STALE_MS (default 30000): a room still without an outcome this long after its
+   * contribution, or an export still pending this long after it was stored, is stale (handed over again, and
+   * counted in /metrics).
+   */
+  staleMs: number;
+}
+
+export const DEFAULT_RECONCILER_SETTINGS: ReconcilerSettings = { intervalMs: 15_000, staleMs: 30_000 };
 
 export interface BackupSettings {
   /**
@@ -159,7 +174,7 @@ export interface WebhookSettings {
   orphanAfterMs: number;
   /**
    * SIGIL_WEBHOOK_ALLOW_HOSTS: host names, IP addresses and CIDR ranges the operator trusts as webhook
-   * destinations in every environment, beyond the public internet (src/domain/webhooks/destination-policy.ts).
+   * destinations in every environment, beyond the public internet (src/net/destination-policy.ts).
    */
   allowHosts: string[];
   /** SIGIL_WEBHOOK_SANDBOX_LOOPBACK: sandbox webhooks may target loopback (a developer's machine). */
@@ -353,6 +368,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backups: {
       sealingKeys: sealingKeys(env, dataDir, "SIGIL_BACKUP_SEALING_KEYS", "backup-sealing.key"),
       cloudDriveUrl: httpUrl("SIGIL_CLOUD_DRIVE_URL", env) ?? "https://www.googleapis.com",
+    },
+    reconciler: {
+      intervalMs: int("SIGIL_RECONCILE_INTERVAL_MS", DEFAULT_RECONCILER_SETTINGS.intervalMs, env),
+      staleMs: int("SIGIL_RECONCILE_STALE_MS", DEFAULT_RECONCILER_SETTINGS.staleMs, env),
     },
   };
   config.webhooks.protectedPorts = ownPorts(config);

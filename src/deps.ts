@@ -7,6 +7,8 @@ import { SessionVerifier } from "./domain/sessions/tokens.js";
 import { createLogger, type Logger } from "./log.js";
 import { createMailer } from "./messaging/mail.js";
 import { createSmsSender } from "./messaging/sms.js";
+import { createCloudDrive } from "./adapters/cloud-drive.js";
+import { createCustomerBackup } from "./adapters/customer-backup.js";
 import { createSocialHub } from "./adapters/social-hub.js";
 import type { EphemeralStore } from "./store/store.js";
 
@@ -42,5 +44,7 @@ export function buildDeps(parts: DepsParts): Deps {
     mailer: createMailer(config.verifications, config.dataDir, log),
     sms: createSmsSender(config.verifications.smsApiUrl, config.dataDir, log),
     socialHub: config.externalSignIn.socialHubUrl ? createSocialHub(config.externalSignIn.socialHubUrl) : null,
+    cloudDrive: createCloudDrive(config.backups.cloudDriveUrl),
+    customerBackup: createCustomerBackup(config.webhooks),
   };
 }

@@ -27,22 +27,28 @@ const config = (() => {
 /**
  * A graceful stop (in-flight requests drained, worker and dispatcher stopped, children stopped) is bounded by
  * its parts; this deadline is the backstop: a stop that still hangs exits non-zero, and the embedded
- * children are killed by the managed processes' exit hook. A second signal exits at once.
+ * children are killed by the managed processes' exit hook.
+ *
+ * Ctrl-C in a terminal reaches node twice: from the terminal (SIGINT goes to the whole foreground process
+ * group: npm, its shell and node) and again forwarded by npm. A signal within DUPLICATE_SIGNAL_MS of the
+ * first is that copy and changes nothing; a signal after that exits at once, without draining.
  *
  * The handlers go in before the start: the API answers /healthz before startRuntime returns, and a signal
  * that arrived in that window used to kill the process outright, its embedded children left running. A
  * signal during the start lets the start finish (it is bounded), then stops.
  */
 const SHUTDOWN_DEADLINE_MS = 10_000;
+const DUPLICATE_SIGNAL_MS = 2_000;
+const FORCE_RULE = `another SIGINT or SIGTERM more than ${DUPLICATE_SIGNAL_MS / 1000} s after this one exits at once, without draining`;
 
 let runtime: Runtime | undefined;
-let stopRequested: NodeJS.Signals | undefined;
+let stopRequested: { signal: NodeJS.Signals; at: number } | undefined;
 const startedAt = new Date();
 /** The run.json of a dev start (./infra/run-state.ts): written once ready, removed after a clean stop. */
 let published: Promise<void> = Promise.resolve();
 
 function shutDown(signal: NodeJS.Signals, rt: Runtime): void {
-  rt.log.info("shutting down", { signal });
+  rt.log.info("shutting down", { signal, force: FORCE_RULE });
   const started = Date.now();
   setTimeout(() => {
     rt.log.error("shutdown did not finish in time; exiting", { deadlineMs: SHUTDOWN_DEADLINE_MS });
@@ -59,17 +65,18 @@ function shutDown(signal: NodeJS.Signals, rt: Runtime): void {
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     if (stopRequested) {
-      console.error(`second ${signal}: exiting without waiting for the shutdown`);
+      if (Date.now() - stopRequested.at < DUPLICATE_SIGNAL_MS) return; // the same Ctrl-C, forwarded by npm
+      console.error(`${signal} again: exiting without waiting for the shutdown`);
       process.exit(1);
     }
-    stopRequested = signal;
+    stopRequested = { signal, at: Date.now() };
     if (runtime) shutDown(signal, runtime);
-    else console.error(`${signal} while starting: stopping once the start has finished`);
+    else console.error(`${signal} while starting: stopping once the start has finished (${FORCE_RULE})`);
   });
 }
 
 runtime = await startRuntime(config, { api: mode !== "worker", worker: mode !== "api" });
-if (stopRequested) shutDown(stopRequested, runtime);
+if (stopRequested) shutDown(stopRequested.signal, runtime);
 else announce(runtime);
 
 /** Writes run.json (dev with the API: what a second terminal reads), then prints the banner. */

@@ -9,10 +9,12 @@ import { startTemporalDevServer, TemporalStartError } from "./infra/temporal-dev
 import { registerSearchAttributes } from "./temporal/search-attributes.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createDispatcher } from "./outbox/dispatcher.js";
+import { startReconciler } from "./domain/reconciler.js";
 import { createLogger, type Logger } from "./log.js";
 import { createApiHandler, type ReadinessCheck } from "./server/app.js";
 import { createDualServer } from "./server/listen.js";
 import { createStore } from "./store/store.js";
+import { closeTemporalClient, createEngineCalls, type EngineCalls } from "./temporal/client-shutdown.js";
 import { createEngineMonitor, guardFlows } from "./temporal/engine-monitor.js";
 import { connectTemporalClient, createFlows } from "./temporal/flows.js";
 import { installTemporalRuntimeLogger } from "./temporal/runtime-logger.js";
@@ -29,6 +31,18 @@ export interface Runtime {
   log: Logger;
   stop(): Promise<void>;
 }
+
+/**
+ * The stop's bounds (all within main.ts's 10 s): requests in flight get API_DRAIN_MS to finish, then those
+ * still waiting on the engine are cancelled and get API_ANSWER_MS to write their 503; the worker's own
+ * shutdown follows (WORKER_STOP_MS); engine calls left then get CALLS_SETTLE_MS.
+ */
+const API_DRAIN_MS = 3_000;
+const API_ANSWER_MS = 1_000;
+const CALLS_SETTLE_MS = 1_000;
+/** The worker's shutdown is bounded by its force time (4 s, ./temporal/worker.ts); with the engine down, by this. */
+const WORKER_STOP_MS = 4_500;
+const WORKER_STOP_ENGINE_DOWN_MS = 500;
 
 /**
  * Resolves DATABASE_URL, or starts the embedded Postgres under <dataDir>/postgres, supervised: restarted on
@@ -52,17 +66,19 @@ export function databaseCheck(db: Database): ReadinessCheck {
 }
 
 /** Task-queue pollers seen recently: how an api-only process knows a worker is serving its flows. */
-function workerPollingCheck(client: Client, config: Config): ReadinessCheck {
+function workerPollingCheck(client: Client, config: Config, calls: EngineCalls): ReadinessCheck {
   let cached: { at: number; ok: boolean } | undefined;
   return {
     name: "worker",
     async check() {
       if (cached && Date.now() - cached.at < 5000) return cached.ok;
-      const res = await client.workflowService.describeTaskQueue({
-        namespace: config.temporalNamespace,
-        taskQueue: { name: config.temporalTaskQueue },
-        taskQueueType: 1, // workflow task pollers
-      });
+      const res = await calls.run(() =>
+        client.workflowService.describeTaskQueue({
+          namespace: config.temporalNamespace,
+          taskQueue: { name: config.temporalTaskQueue },
+          taskQueueType: 1, // workflow task pollers
+        }),
+      );
       cached = { at: Date.now(), ok: res.pollers.length > 0 };
       return cached.ok;
     },
@@ -76,13 +92,17 @@ function workerPollingCheck(client: Client, config: Config): ReadinessCheck {
 export async function startRuntime(config: Config, roles: { api: boolean; worker: boolean }): Promise<Runtime> {
   const log = createLogger(config.logLevel);
   const stops: (() => Promise<void>)[] = [];
-  // Stopping takes in work first, all at once (the API server drains its in-flight requests, the dispatcher
-  // and the worker stop claiming work, each bounded), then closes clients and children in reverse order.
+  // Stopping goes in three steps, each bounded. Intake: the API stops accepting and drains its requests in
+  // flight while the worker still runs (a request waiting for a wallet operation needs the worker to finish
+  // it), and the dispatcher stops claiming messages. Work: the worker stops. Then clients and children close
+  // in reverse order of their start.
+  const intakes: (() => Promise<void>)[] = [];
   const drains: (() => Promise<void>)[] = [];
   const retires: (() => void)[] = []; // supervisors: no restarts once stopping
   const stop = async () => {
     const failed = (err: unknown) => log.warn("stop failed", { error: String(err) });
     for (const r of retires) r();
+    await Promise.all(intakes.splice(0).map((d) => d().catch(failed)));
     await Promise.all(drains.splice(0).map((d) => d().catch(failed)));
     for (const s of stops.reverse()) await s().catch(failed);
   };
@@ -110,7 +130,13 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
 
     const { address: temporalAddress, uiUrl: temporalUiUrl } = await temporal;
     const client = await connectTemporalClient(temporalAddress, config.temporalNamespace);
-    stops.push(() => client.connection.close());
+    const calls = createEngineCalls(client);
+    stops.push(async () => {
+      // Nothing may still wait on the engine when its connection closes (./temporal/client-shutdown.ts).
+      calls.cancel();
+      await calls.idle(CALLS_SETTLE_MS);
+      if (!(await closeTemporalClient(client, CALLS_SETTLE_MS))) log.warn("temporal client left open: a retry was still due");
+    });
     // Workflows set Sigil's search attributes, which a namespace must know first. The dev server's
     // --search-attribute flags only take on a new database (not on the data dir of an earlier start), and an
     // external cluster may lack them: the namespace gets those it lacks here (or an operator adds them).
@@ -120,7 +146,7 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
     const engine = createEngineMonitor(client, temporalAddress, log);
     stops.push(async () => engine.stop());
 
-    const deps = buildDeps({ config, db, store, flows: guardFlows(createFlows(client, config.temporalTaskQueue), engine), log });
+    const deps = buildDeps({ config, db, store, flows: guardFlows(createFlows(client, config.temporalTaskQueue), engine, calls), log });
 
     const checks: ReadinessCheck[] = [
       databaseCheck(db),
@@ -130,13 +156,19 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
     let workerState = () => false;
     // A worker counts as serving only while it runs and the engine it polls answers.
     if (roles.worker) checks.push({ name: "worker", check: async () => workerState() && (await engine.check()) });
-    else checks.push(workerPollingCheck(client, config));
+    else checks.push(workerPollingCheck(client, config, calls));
 
     let port: number | undefined;
     if (roles.api) {
       const server = createDualServer(createApiHandler(deps, checks));
       port = await server.listen(config.port, config.host);
-      drains.push(() => server.close());
+      intakes.push(async () => {
+        // Requests still waiting on the engine after the drain are cancelled: they answer 503 "retry" before
+        // their connections close, rather than being cut.
+        const cancel = setTimeout(() => calls.cancel(), API_DRAIN_MS);
+        await server.close(API_DRAIN_MS + API_ANSWER_MS);
+        clearTimeout(cancel);
+      });
       log.info("api listening", { url: `http://${config.host}:${port}`, publicUrl: config.publicUrl });
     }
     if (roles.worker) {
@@ -154,12 +186,24 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
         { name: config.temporalTaskQueue },
       );
       workerState = () => worker.running();
-      drains.push(() => worker.stop());
+      // A worker whose engine is unreachable has nothing left to hand back, and its shutdown waits on a call
+      // the engine cannot answer: it is not waited for (the process exits after the stop).
+      drains.push(async () => {
+        const stopped = worker.stop();
+        const bound = engine.knownDown() ? WORKER_STOP_ENGINE_DOWN_MS : WORKER_STOP_MS;
+        if ((await Promise.race([stopped.then(() => true), sleep(bound, false, { ref: false })])) === false) {
+          log.warn("worker still stopping; not waited for", { waitedMs: bound });
+        }
+      });
       log.info("worker running", { taskQueue: config.temporalTaskQueue });
       // The outbox relay runs beside the worker: any number of worker processes may run it (SKIP LOCKED).
       const dispatcher = createDispatcher(deps);
       await dispatcher.start();
-      drains.push(() => dispatcher.stop());
+      intakes.push(() => dispatcher.stop());
+      // Work whose durable flow never started (a room's run, an export) is handed over again, now and on a
+      // timer; any number of worker processes may do it (./domain/reconciler.ts).
+      const reconciler = startReconciler(deps, config.reconciler);
+      intakes.push(() => reconciler.stop());
     }
     return { port, databaseUrl: database.url, temporalAddress, temporalUiUrl, log, stop };
   } catch (err) {

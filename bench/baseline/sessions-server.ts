@@ -11,8 +11,8 @@
  *   GET  /memo/api/v0/sdk/{env}/session   the same with a memo of verified tokens like Sigil's SessionVerifier
  *                                         (by exact token text, until expiry; the revocation GET stays)
  *   POST /api/v0/sdk/{env}/refresh        memo-verified JWT and revocation GET as above, then the domain's
- *                                         refreshSession as Sigil's handler calls it (rotateRefresh's UPDATE,
- *                                         the user aggregate, ES256 signing with the same key) -> VerifyResponse
+ *                                         refreshSession as Sigil's handler calls it (the rotation and the user
+ *                                         aggregate in one statement, ES256 signing with the same key) -> VerifyResponse
  *   GET  /api/v0/sdk/{env}/nonce          the domain's issueNonce (128 bits in Redis, 10 minutes) -> {nonce}
  *   POST /api/v0/sdk/{env}/verify         the domain's proveWallet (viem parse + checks + signature recovery,
  *                                         the nonce taken from Redis) and signInWith (the sign-in pipeline's

@@ -1,7 +1,7 @@
 /**
- * The WaaS durability trials (issue 14): refresh, reshare, export and backup of threshold wallets through the
- * published client while the worker process is killed with SIGKILL at a random moment, then the invariants
- * checked. Used by bench/waas-durability.ts (20 trials each, the table in docs/reliability.md) and by
+ * The WaaS durability trials: refresh, reshare, export and backup of threshold wallets through the published
+ * client while the worker process is killed with SIGKILL at a random moment, and signatures and new wallets
+ * (made on the request path, in the api) while the api process is killed so; then the invariants checked. Used by bench/waas-durability.ts (20 trials each, the table in docs/reliability.md) and by
  * test/e2e/waas-durability.test.ts (1 trial each, so CI keeps the harness honest). One copy, here.
  *
  * Sigil runs as `sigil start api` and `sigil start worker`, each its own process, on a database, sealing keys
@@ -13,6 +13,9 @@
  * starts after a random pause of 0 to 1 s. A device whose call failed or timed out reads the outcome from the
  * room (refresh, reshare, export: the room is the protocol's record, and a second export with the same id is
  * refused by design); a backup call is retried as is (a newer backup of the same epoch replaces the older).
+ * A signature's or a new wallet's device retries what got no answer once the api is back: a signing room
+ * that is still open takes the same part again (the killed transaction left nothing), a createWaasAccount is
+ * sent again with the same keygen ids (it answers the first one's wallet, never a second).
  */
 import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import { Client, Connection } from "@temporalio/client";
@@ -47,14 +50,18 @@ interface PublishedModule {
 }
 const published = (await import("@dynamic-labs/sdk-api")) as unknown as PublishedModule;
 
-export const OPERATIONS = ["refresh", "reshare", "export", "backup"] as const;
+export const OPERATIONS = ["refresh", "reshare", "export", "backup", "sign", "keygen"] as const;
 export type Operation = (typeof OPERATIONS)[number];
+/** What runs where: the actor's operations in the worker, signatures and new wallets in the api's requests. */
+export const ACTOR_OPERATIONS = ["refresh", "reshare", "export", "backup"] as const satisfies readonly Operation[];
+export const REQUEST_PATH_OPERATIONS = ["sign", "keygen"] as const satisfies readonly Operation[];
+const onRequestPath = (op: Operation) => (REQUEST_PATH_OPERATIONS as readonly Operation[]).includes(op);
 type Scheme = "TWO_OF_TWO" | "TWO_OF_THREE";
 
 export interface TrialResult {
   operation: Operation;
   trial: number;
-  /** When the worker was killed, ms after the operation's first call. */
+  /** When the worker (actor operations) or the api (signatures, new wallets) was killed, ms after the operation's first call. */
   killAtMs: number;
   /** Some activity of the operation ran a second attempt (the kill landed inside it). */
   killedInsideActivity: boolean;
@@ -87,6 +94,9 @@ interface Ran {
   signer: TestDevice;
   exportId?: string;
   exportKey?: { open(jwe: string): Promise<Record<string, string>> };
+  /** sign: the message and the signature answered; keygen: the new wallet (its device holds the shares). */
+  signed?: { message: string; signature: string; roomId: string };
+  created?: { walletId: string; address: string; device: TestDevice };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -99,7 +109,8 @@ export interface Rig {
   /** One run of each operation without a kill: its normal duration (ms), which sets the kill window. */
   calibrate(operations?: readonly Operation[]): Promise<Record<Operation, number>>;
   /**
-   * One batch: one trial of each given operation, one SIGKILL of the worker, a new worker, the checks. The kill
+   * One batch: one trial of each given operation, one SIGKILL, a new process, the checks: the worker's for
+   * actor operations, the api's for signatures and new wallets (a batch is one kind or the other). The kill
    * lands at a uniform moment in [0, window × the operation's normal duration] of each trial (default 1.5).
    */
   batch(trials: { operation: Operation; trial: number }[], normalMs: Record<Operation, number>, window?: number): Promise<TrialResult[]>;
@@ -129,7 +140,7 @@ export async function startRig(opts: { port: number; log?: (line: string) => voi
     const publicEnv: PublicEnvironment = { environmentId: env, environmentName: "sandbox", projectId: tenant.projectId, organizationId: tenant.organizationId };
     let worker = await startSigil("worker", opts.port + 1, [], childEnv);
     running.push(worker);
-    const api = await startSigil("api", opts.port, [], childEnv);
+    let api = await startSigil("api", opts.port, [], childEnv);
     running.push(api);
     temporal = await Connection.connect({ address: childEnv.TEMPORAL_ADDRESS });
     const client = new Client({ connection: temporal, namespace: process.env.TEMPORAL_NAMESPACE || "default" });
@@ -220,6 +231,8 @@ export async function startRig(opts: { port: number; log?: (line: string) => voi
         const open = async (jwe: string) => JSON.parse(new TextDecoder().decode((await compactDecrypt(jwe, privateKey)).plaintext)) as Record<string, string>;
         return { ...r, signer: s.device, exportId, exportKey: { open } };
       }
+      if (s.operation === "sign") return { ...(await signThrough(s)), signer: s.device };
+      if (s.operation === "keygen") return { ...(await keygenThrough(s)), signer: s.device };
       // backup: a synchronous call; one that failed or timed out is retried as is, until the deadline.
       const deadline = Date.now() + OUTCOME_DEADLINE_MS;
       for (let attempt = 0; ; attempt++) {
@@ -236,6 +249,69 @@ export async function startRig(opts: { port: number; log?: (line: string) => voi
           await sleep(500);
         }
       }
+    }
+
+    /** Retries `call` while the api is down (connection refused or reset, 5xx), until the deadline. */
+    async function untilAnswered<T>(call: () => Promise<T>, deadline: number): Promise<{ value: T; retried: boolean } | null> {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return { value: await call(), retried: attempt > 0 };
+        } catch (err) {
+          const status = (err as { response?: Response }).response?.status;
+          if (status !== undefined && status < 500) throw err;
+          if (Date.now() > deadline) return null;
+          await sleep(250);
+        }
+      }
+    }
+    const relayAnswer = async (s: Subject, method: "GET" | "POST", route: string, body?: unknown) => {
+      const r = await relay(s.jwt, method, route, body);
+      if (r.status >= 500) throw Object.assign(new Error(`${r.status}`), { response: { status: r.status } });
+      return r;
+    };
+
+    /**
+     * A signature as a device makes it while the api may die: signMessage until answered (a new room each
+     * time it got no answer), the part posted; no answer, the room read: done (the signature), failed, or
+     * still open (the killed transaction left nothing) and the same part posted again.
+     */
+    async function signThrough(s: Subject): Promise<Pick<Ran, "outcome" | "learntFrom" | "room" | "signed">> {
+      const deadline = Date.now() + OUTCOME_DEADLINE_MS;
+      const message = `durability sign ${s.trial} ${randomUUID()}`;
+      const opened = await untilAnswered(() => s.sdk.signMessage({ environmentId: env, walletId: s.walletId, signMessageWithWaasRequest: { message } }, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }), deadline);
+      if (!opened) return { outcome: "stuck", learntFrom: "retry" };
+      const roomId = opened.value.roomId;
+      const view = await untilAnswered(() => relayAnswer(s, "GET", `/rooms/${roomId}`), deadline);
+      if (!view) return { outcome: "stuck", learntFrom: "retry" };
+      const part = await s.device.sharesContribution(view.value.body);
+      let learntFrom: TrialResult["learntFrom"] = opened.retried || view.retried ? "retry" : "answer";
+      for (;;) {
+        const posted = await relayAnswer(s, "POST", `/rooms/${roomId}/contribution`, { contribution: part }).catch(() => undefined);
+        if (posted?.status === 200) return { outcome: "done", learntFrom, room: posted.body, signed: { message, signature: posted.body.result!.signature as string, roomId } };
+        const read = await untilAnswered(() => relayAnswer(s, "GET", `/rooms/${roomId}`), deadline);
+        if (!read) return { outcome: "stuck", learntFrom: "room" };
+        const r = read.value.body;
+        if (r.status === "done") return { outcome: "done", learntFrom: "room", room: r, signed: { message, signature: r.result!.signature as string, roomId } };
+        if (r.status === "failed") return { outcome: "refused", learntFrom: "room", room: r };
+        if (r.status !== "open" || Date.now() > deadline) return { outcome: "stuck", learntFrom: "room", room: r };
+        learntFrom = "retry";
+      }
+    }
+
+    /** A new wallet as a device makes it while the api may die: createWaasAccount sent again (same keygen ids) until answered. */
+    async function keygenThrough(s: Subject): Promise<Pick<Ran, "outcome" | "learntFrom" | "room" | "created">> {
+      const deadline = Date.now() + OUTCOME_DEADLINE_MS;
+      const device = new TestDevice("bench", BENCH_SCRYPT_N);
+      const request = { chain: "EVM", clientKeygenIds: device.keygenIds(1), thresholdSignatureScheme: "TWO_OF_TWO" };
+      const opened = await untilAnswered(() => s.sdk.createWaasAccount({ environmentId: env, createWaasAccountRequest: request }, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }), deadline);
+      if (!opened) return { outcome: "stuck", learntFrom: "retry" };
+      const read = await untilAnswered(() => relayAnswer(s, "GET", `/rooms/${opened.value.roomId}`), deadline);
+      if (!read) return { outcome: "stuck", learntFrom: "room" };
+      const r = read.value.body;
+      const learntFrom = opened.retried ? "retry" : "answer";
+      if (r.status !== "done") return { outcome: r.status === "failed" ? "refused" : "stuck", learntFrom, room: r };
+      await device.receive(r.result!.shareSet);
+      return { outcome: "done", learntFrom, room: r, created: { walletId: opened.value.walletId!, address: r.result!.address as string, device } };
     }
 
     /** After a finished refresh/reshare the device holds the new shares (opened and Feldman-checked); else the old. */
@@ -285,6 +361,8 @@ export async function startRig(opts: { port: number; log?: (line: string) => voi
       if ((s.operation === "refresh" || s.operation === "reshare") && ran.outcome === "done" && (await signs(s, s.device, `${message} (old shares)`)) !== null) {
         violations.push("the old shares still sign");
       }
+      if (s.operation === "sign") violations.push(...(await signChecks(s, ran)));
+      if (s.operation === "keygen") violations.push(...(await keygenChecks(s, ran)));
       if (s.operation === "export") {
         const exported = await count("SELECT count(*)::int AS n FROM events WHERE resource_id = $1 AND event_name = 'wallet.exported'", [s.walletId]);
         const rooms = await count("SELECT count(*)::int AS n FROM waas_rooms WHERE wallet_id = $1 AND operation = 'export' AND request ->> 'exportId' = $2", [s.walletId, ran.exportId]);
@@ -305,6 +383,64 @@ export async function startRig(opts: { port: number; log?: (line: string) => voi
         if (ran.outcome === "done" && rows !== 2) violations.push(`${rows} backup rows (the server's share and the device's credential expected)`);
       }
       return violations;
+    }
+
+    /** No room of the user left half-done (taken but never finished); for each room that signed, one audit row and one event. */
+    async function requestPathChecks(s: Subject, walletIds: string[]): Promise<string[]> {
+      const violations: string[] = [];
+      const count = (sql: string, args: unknown[]) => deps.db.one<{ n: number }>(sql, args).then((r) => r.n);
+      const half = await count("SELECT count(*)::int AS n FROM waas_rooms WHERE wallet_id = ANY($1::uuid[]) AND status = 'contributed' AND operation IN ('sign', 'keygen', 'import')", [walletIds]);
+      if (half) violations.push(`${half} room(s) left contributed (half-done)`);
+      const signedRooms = await count("SELECT count(*)::int AS n FROM waas_rooms WHERE wallet_id = ANY($1::uuid[]) AND operation = 'sign' AND status = 'done'", [walletIds]);
+      const audits = await count("SELECT count(*)::int AS n FROM audit_log WHERE resource_id = ANY($1::text[]) AND action = 'waas_wallet.message_signed'", [walletIds]);
+      const events = await count("SELECT count(*)::int AS n FROM events WHERE resource_id = ANY($1::text[]) AND event_name = 'waas_wallet.message_signed'", [walletIds]);
+      if (audits !== signedRooms || events !== signedRooms) violations.push(`${signedRooms} signatures made, ${audits} audit rows, ${events} events`);
+      return violations;
+    }
+
+    async function signChecks(s: Subject, ran: Ran): Promise<string[]> {
+      const violations = await requestPathChecks(s, [s.walletId]);
+      if (ran.outcome === "done") {
+        const { message, signature, roomId } = ran.signed!;
+        if ((await recoverMessageAddress({ message, signature: signature as `0x${string}` })) !== s.address) violations.push("the answered signature does not recover the wallet's address");
+        const audited = await deps.db.one<{ n: number }>("SELECT count(*)::int AS n FROM audit_log WHERE action = 'waas_wallet.message_signed' AND changes -> 'after' ->> 'roomId' = $1", [roomId]);
+        if (audited.n !== 1) violations.push(`the answered signature has ${audited.n} audit rows`);
+      }
+      return violations;
+    }
+
+    async function keygenChecks(s: Subject, ran: Ran): Promise<string[]> {
+      const userId = (await deps.db.one<{ user_id: string }>("SELECT user_id FROM waas_wallets WHERE id = $1", [s.walletId])).user_id;
+      const wallets = await deps.db.map("SELECT id FROM waas_wallets WHERE user_id = $1", [userId], (r) => r.id as string);
+      const violations = await requestPathChecks(s, wallets);
+      // The subject's wallet and the one this trial made: two, never a third (a retried request doubling it).
+      const expected = ran.outcome === "done" ? 2 : 1;
+      if (wallets.length !== expected) violations.push(`${wallets.length} wallets for the user (${expected} expected)`);
+      for (const id of wallets) {
+        const whole = await deps.db.one<{ sets: number; creds: number; audits: number }>(
+          `SELECT (SELECT count(*)::int FROM waas_share_sets WHERE wallet_id = $1 AND status = 'current') AS sets,
+                  (SELECT count(*)::int FROM wallets WHERE id = $1) AS creds,
+                  (SELECT count(*)::int FROM audit_log WHERE resource_id = $1::text AND action = 'waas_wallet.created') AS audits`,
+          [id],
+        );
+        if (whole.sets !== 1 || whole.creds !== 1 || whole.audits !== 1) violations.push(`wallet ${id} is not whole: ${JSON.stringify(whole)}`);
+      }
+      if (ran.outcome === "done") {
+        const made = ran.created!;
+        const signature = await signs({ ...s, walletId: made.walletId }, made.device, "the new wallet signs");
+        if (!signature || (await recoverMessageAddress({ message: "the new wallet signs", signature: signature as `0x${string}` })) !== made.address) violations.push("the new wallet's shares do not sign for its address");
+      }
+      return violations;
+    }
+
+    async function killApi(): Promise<void> {
+      const dead = new Promise((r) => api.child.once("exit", r));
+      process.kill(api.child.pid!, "SIGKILL");
+      await dead;
+      running.splice(running.indexOf(api), 1);
+      await sleep(Math.random() * 1000);
+      api = await startSigil("api", opts.port, [], childEnv);
+      running.push(api);
     }
 
     async function killWorker(): Promise<void> {
@@ -351,7 +487,9 @@ export async function startRig(opts: { port: number; log?: (line: string) => voi
           return { ran, completionMs: Date.now() - started, killAtMs: killAt[i]! };
         });
         await sleep(last - (Date.now() - t0));
-        await killWorker();
+        const inApi = trials.filter((t) => onRequestPath(t.operation)).length;
+        if (inApi && inApi !== trials.length) throw new Error("a batch is of actor operations or of request-path ones, not both");
+        await (inApi ? killApi() : killWorker());
         const done = await Promise.all(runs);
         const results: TrialResult[] = [];
         for (const [i, s] of subjects.entries()) {

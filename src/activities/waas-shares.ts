@@ -1,140 +1,18 @@
-import { randomUUID } from "node:crypto";
 import { ApplicationFailure } from "@temporalio/activity";
-import type { Queryable } from "../db/db.js";
-import { findRoom, type RoomRecord } from "../db/repositories/waas-rooms.js";
-import { insertPendingSet, setShares, type ShareSetRecord } from "../db/repositories/waas-share-sets.js";
-import type { Sealer } from "../crypto/seal.js";
-import { encryptToKeygenId } from "../crypto/keygen-envelope.js";
-import type { KeyShare, ShareSetPublic, ThresholdCurve } from "../crypto/threshold/shares.js";
-import { endUserAccess } from "../domain/sessions/service.js";
-import type { EnvironmentAccess } from "../domain/tenancy/access.js";
-import { openRoomParts, shareLabel } from "../domain/waas/threshold/rooms.js";
-import type { ShareSetView, WaasChain } from "../domain/waas/threshold/share-operations.js";
-import { DomainError, badRequest, notFound, unprocessable } from "../errors.js";
+import { failureOptions } from "../domain/failure-codec.js";
+import { DomainError } from "../errors.js";
 
 /**
- * What the WaaS actor's activities share: opening shares (the server's sealed one, the device's from the
- * room), writing a pending set with every device share encrypted to its keygen id, and reading a set back
- * as the device sees it. The server always holds share 1; the device holds 2, 3, ... in the order of the
- * request's clientKeygenIds.
+ * Bad input or state never gets better by retrying: the WaaS activities turn a DomainError into a
+ * non-retryable failure (type = code) whose details carry the error's kind, code and payload, which the
+ * actor writes into the room and the client turns back into the DomainError, all through one codec
+ * (src/domain/failure-codec.ts).
  */
-
-export const SERVER_HOLDER_INDEX = 1;
-export const CURVES: Record<WaasChain, ThresholdCurve> = { EVM: "secp256k1", SOL: "ed25519" };
-export const serverShareAad = (shareSetId: string, holderIndex: number) => `waas-share:${shareSetId}:${holderIndex}`;
-
-/** Bad input or state never gets better by retrying: DomainErrors become non-retryable failures (code = type). */
 export async function failFast<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
-    throw ApplicationFailure.create({
-      message: err.message,
-      type: err.code,
-      nonRetryable: true,
-      details: [{ kind: err.kind, code: err.code, payload: err.payload }],
-    });
+    throw ApplicationFailure.create(failureOptions(err));
   }
-}
-
-/** The room an actor operation names, of this wallet and operation (anything else is a bug or an attack). */
-export async function roomFor(q: Queryable, environmentId: string, walletId: string, roomId: string, operations: string[]): Promise<RoomRecord> {
-  const room = await findRoom(q, environmentId, roomId);
-  if (!room || room.walletId !== walletId) throw notFound("room");
-  if (!operations.includes(room.operation)) throw badRequest("invalid_room", `room ${roomId} is a ${room.operation} room`);
-  return room;
-}
-
-/** Who the operation is audited as: the room's user, in the environment the room was opened in. */
-export function roomAccess(room: RoomRecord): EnvironmentAccess {
-  const a = room.request.audit as { organizationId: string; projectId: string; environmentName: "live" | "sandbox"; requestId: string };
-  return endUserAccess({ environmentId: room.environmentId, organizationId: a.organizationId, projectId: a.projectId, environmentName: a.environmentName }, room.userId, a.requestId);
-}
-
-/** The device's keygen ids of a room's request (one per device holder, holder 2 first). */
-export function keygenIdsOf(room: RoomRecord, holders: number): string[] {
-  const ids = room.request.clientKeygenIds;
-  if (!Array.isArray(ids) || ids.length !== holders - 1 || !ids.every((i) => typeof i === "string")) {
-    throw unprocessable("invalid_keygen_ids", `this scheme needs ${holders - 1} client keygen ids, one per share the device keeps`);
-  }
-  return ids as string[];
-}
-
-/** A pending set: the server's share sealed, every other encrypted to its keygen id. */
-export async function writePendingSet(
-  t: Queryable,
-  sealer: Sealer,
-  room: RoomRecord,
-  operationId: string,
-  split: { public: ShareSetPublic; shares: KeyShare[] },
-  keygenIds: string[],
-): Promise<ShareSetRecord> {
-  const id = randomUUID();
-  const walletId = room.walletId!;
-  const shares = [];
-  for (const s of split.shares) {
-    if (s.index === SERVER_HOLDER_INDEX) {
-      shares.push({ holderIndex: s.index, shareSealed: sealer.seal(s.value, serverShareAad(id, s.index)) });
-    } else {
-      const keygenId = keygenIds[s.index - 2]!;
-      const encryptedForHolder = await encryptToKeygenId(keygenId, shareLabel(id, s.index), new TextEncoder().encode(s.value));
-      shares.push({ holderIndex: s.index, encryptedForHolder, holderKeygenId: keygenId });
-    }
-  }
-  const { set } = await insertPendingSet(t, room.environmentId, {
-    id,
-    walletId,
-    operationId,
-    curve: split.public.curve,
-    threshold: split.public.threshold,
-    holders: split.public.holders,
-    commitments: split.public.commitments,
-    shares,
-  });
-  return set;
-}
-
-/**
- * The server's share of `set` and the device's shares the room's contribution carries (each a JWE to the
- * room's key labelled `share-<index>`), opened; at least `needed` in all.
- */
-export async function openShares(q: Queryable, sealer: Sealer, set: ShareSetRecord, room: RoomRecord, needed: number): Promise<KeyShare[]> {
-  const stored = await setShares(q, set.environmentId, set.id);
-  const server = stored.find((s) => s.holderIndex === SERVER_HOLDER_INDEX);
-  if (!server?.shareSealed) throw unprocessable("server_share_missing", "the server's key share of this wallet is gone: recover it from a backup");
-  const shares: KeyShare[] = [{ index: SERVER_HOLDER_INDEX, value: sealer.open(server.shareSealed, serverShareAad(set.id, SERVER_HOLDER_INDEX)) }];
-  const given = (room.contribution?.shares ?? {}) as Record<string, unknown>;
-  if (typeof given !== "object" || given === null || Array.isArray(given)) throw badRequest("invalid_contribution", "shares must map holder indexes to envelopes");
-  const parts = Object.entries(given).map(([key, jwe]) => {
-    const index = Number(key);
-    if (!Number.isInteger(index) || index <= SERVER_HOLDER_INDEX || index > set.holders) {
-      throw unprocessable("invalid_holder", `holder ${key} is not a device holder of this ${set.threshold}-of-${set.holders} wallet`);
-    }
-    return { index, part: `share-${index}`, jwe };
-  });
-  const opened = await openRoomParts(q, sealer, room, parts);
-  parts.forEach((p, i) => shares.push({ index: p.index, value: new TextDecoder().decode(opened[i]) }));
-  if (shares.length < needed) throw unprocessable("not_enough_key_shares", `${needed} shares are needed, ${shares.length} were given (the server's included)`);
-  return shares;
-}
-
-/** The set as the device sees it: public data and each device holder's envelope. */
-export async function viewOf(q: Queryable, environmentId: string, set: ShareSetRecord): Promise<ShareSetView> {
-  const stored = await setShares(q, environmentId, set.id);
-  return {
-    shareSetId: set.id,
-    epoch: set.epoch,
-    curve: set.curve,
-    threshold: set.threshold,
-    holders: set.holders,
-    commitments: set.commitments,
-    encryptedShares: stored.flatMap((s) =>
-      s.encryptedForHolder ? [{ holderIndex: s.holderIndex, keygenId: s.holderKeygenId ?? "", encryptedShare: s.encryptedForHolder }] : [],
-    ),
-  };
-}
-
-export function publicOf(set: ShareSetRecord): ShareSetPublic {
-  return { curve: set.curve as ThresholdCurve, threshold: set.threshold, holders: set.holders, commitments: set.commitments };
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { CloudDrive } from "../domain/deps.js";
 import { badRequest } from "../errors.js";
 import { backupLocationRefused, backupLocationUnavailable, readBounded } from "./backup-errors.js";
 
@@ -13,14 +14,9 @@ import { backupLocationRefused, backupLocationUnavailable, readBounded } from ".
  * - download: `GET {base}/drive/v3/files/{id}?alt=media`.
  *
  * Every request has a bounded timeout. An unreachable or failing drive is a 503 backup_location_unavailable,
- * a token the drive refuses a 422 backup_location_refused.
+ * a token the drive refuses a 422 backup_location_refused. The domain sees it as the CloudDrive port
+ * (src/domain/deps.ts).
  */
-export interface CloudDrive {
-  upload(accessToken: string, name: string, content: Uint8Array): Promise<{ fileId: string }>;
-  /** The content of the newest file with this name, or null when there is none. */
-  download(accessToken: string, name: string): Promise<Uint8Array | null>;
-}
-
 export interface CloudDriveOptions {
   /** Timeout of each request (default 10 s). */
   timeoutMs?: number;

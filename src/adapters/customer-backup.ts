@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { WebhookSettings } from "../config.js";
+import type { CustomerBackup, CustomerBackupKey, CustomerBackupTarget } from "../domain/deps.js";
 import { badRequest, DomainError } from "../errors.js";
-import { DESTINATION_REFUSED } from "../domain/webhooks/delivery-error.js";
-import { checkWebhookUrl, destinationRules, type DestinationRules } from "../domain/webhooks/destination-policy.js";
-import { pinnedClient } from "../domain/webhooks/pinned-fetch.js";
-import { signedHeaders } from "../domain/webhooks/signing.js";
+import { checkWebhookUrl, destinationRules, type DestinationRules } from "../net/destination-policy.js";
+import { DESTINATION_REFUSED, pinnedClient } from "../net/pinned-fetch.js";
+import { signedHeaders } from "../crypto/webhook-signing.js";
 import { backupLocationRefused, backupLocationUnavailable } from "./backup-errors.js";
 
 /**
@@ -20,29 +20,10 @@ import { backupLocationRefused, backupLocationUnavailable } from "./backup-error
  *   travel in the request as a POST's body does. 200 with the stored JSON, or 404 when it has none.
  *
  * The URL obeys the webhook destination policy (SSRF rules: no private or special-purpose addresses, https
- * in live, loopback only in sandbox) when written and again at every connection (pinned-fetch.ts). The share
- * is opaque here: it is already encrypted to its holder, the customer never sees it in clear.
+ * in live, loopback only in sandbox) when written and again at every connection (src/net/pinned-fetch.ts).
+ * The share is opaque here: it is already encrypted to its holder, the customer never sees it in clear. The
+ * domain sees it as the CustomerBackup port (src/domain/deps.ts).
  */
-export interface CustomerBackupTarget {
-  url: string;
-  /** The Standard Webhooks signing secret of this location (`whsec_` + base64). */
-  secret: string;
-  environmentName: "live" | "sandbox";
-}
-
-export interface ShareBackupKey {
-  walletId: string;
-  shareSetEpoch: number;
-  /** Which holder's share: its 1-based index in the share set. */
-  holder: number;
-}
-
-export interface CustomerBackup {
-  store(target: CustomerBackupTarget, backup: ShareBackupKey & { encryptedShare: string }): Promise<void>;
-  /** The stored encryptedShare, or null when the customer has none for this key. */
-  fetch(target: CustomerBackupTarget, key: ShareBackupKey): Promise<string | null>;
-}
-
 export interface CustomerBackupOptions {
   /** Timeout of each request (default: the webhook request timeout). */
   timeoutMs?: number;
@@ -93,7 +74,7 @@ export function createCustomerBackup(webhooks: Pick<WebhookSettings, "allowHosts
     }
   };
 
-  const checkKey = (key: ShareBackupKey) => {
+  const checkKey = (key: CustomerBackupKey) => {
     if (!Number.isInteger(key.holder) || key.holder < 1 || key.holder > MAX_HOLDER) throw badRequest("invalid_backup_holder", `holder must be a holder index from 1 to ${MAX_HOLDER}`);
     if (!Number.isSafeInteger(key.shareSetEpoch) || key.shareSetEpoch < 1) throw badRequest("invalid_share_set_epoch", "shareSetEpoch must be a positive integer");
   };

@@ -14,7 +14,7 @@ import type { SessionVerifier } from "./sessions/tokens.js";
 export interface Flows {
   recoverWallets(input: WalletRecoveryInput): Promise<RecoveredCounts & { skippedWalletIds: string[]; recoveredWalletIds: string[] }>;
   /**
-   * Starts the export workflow export/<exportId> and returns once it is started (not finished). Starting
+   * Starts the users export workflow users-export/<exportId> and returns once it is started (not finished). Starting
    * the same export again joins the running workflow.
    */
   startExport(input: { environmentId: string; exportId: string }): Promise<void>;
@@ -29,11 +29,11 @@ export interface Flows {
    */
   wakeWebhookEndpoints(endpoints: { environmentId: string; webhookId: string }[]): Promise<void>;
   /**
-   * Runs a room's key-share operation on its wallet's actor (`waas-wallet/<walletId>`, started when not
-   * running) and returns once it has finished; an operation refused throws its DomainError. The room holds
-   * the outcome. `step` "commit" is a Solana signing room's FROST round 1.
+   * Runs a room's key-share operation (refresh, reshare, export) on its wallet's actor (`waas-wallet/<walletId>`,
+   * started when not running) and returns once it has finished; an operation refused throws its DomainError.
+   * The room holds the outcome.
    */
-  runWaasRoom(input: { environmentId: string; walletId: string; userId: string; roomId: string; operation: RoomOperationName; exportId?: string; step?: "run" | "commit" }): Promise<void>;
+  runWaasRoom(input: { environmentId: string; walletId: string; userId: string; roomId: string; operation: RoomOperationName; exportId?: string }): Promise<void>;
   /** Backs up a wallet's current share set on its actor (src/activities/waas-backup.ts); refusals throw their DomainError. */
   runWaasBackup(input: BackupStep): Promise<BackupStepResult>;
   /** Recovers a wallet's backups of its current share set on its actor, restoring a lost server share. */
@@ -60,6 +60,47 @@ export interface Deps {
   sms: SmsSender;
   /** The decentralized-social network's hub (src/adapters/social-hub.ts); null when none is configured. */
   socialHub: SocialHub | null;
+  /** The users' cloud drives, one backup location of a device's key shares (src/adapters/cloud-drive.ts). */
+  cloudDrive: CloudDrive;
+  /** The customers' own backup URLs, another such location (src/adapters/customer-backup.ts). */
+  customerBackup: CustomerBackup;
+}
+
+/**
+ * A user's cloud drive, reached with the user's own access token (given per call, never stored). Throws the
+ * DomainErrors backup_location_unavailable (503) and backup_location_refused (422).
+ */
+export interface CloudDrive {
+  upload(accessToken: string, name: string, content: Uint8Array): Promise<{ fileId: string }>;
+  /** The content of the newest file with this name, or null when there is none. */
+  download(accessToken: string, name: string): Promise<Uint8Array | null>;
+}
+
+/** Which backed-up share a customer's backup URL is asked about. */
+export interface CustomerBackupKey {
+  walletId: string;
+  shareSetEpoch: number;
+  /** Which holder's share: its 1-based index in the share set. */
+  holder: number;
+}
+
+/** Where and how a customer's backup URL is called: a webhook endpoint's URL and signing secret. */
+export interface CustomerBackupTarget {
+  url: string;
+  /** The Standard Webhooks signing secret of this location (`whsec_` + base64). */
+  secret: string;
+  environmentName: "live" | "sandbox";
+}
+
+/**
+ * A customer's own backup service, signed as webhooks are. The share is opaque: already encrypted to its
+ * holder. Throws backup_location_unavailable / backup_location_refused, and invalid_backup_url (400) for a
+ * URL the destination policy refuses.
+ */
+export interface CustomerBackup {
+  store(target: CustomerBackupTarget, backup: CustomerBackupKey & { encryptedShare: string }): Promise<void>;
+  /** The stored encryptedShare, or null when the customer has none for this key. */
+  fetch(target: CustomerBackupTarget, key: CustomerBackupKey): Promise<string | null>;
 }
 
 /** A decentralized-social account as its network's hub knows it. */

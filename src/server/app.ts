@@ -15,6 +15,7 @@ import { createSdkOriginCheck } from "./sdk-origins.js";
 import { createInProcessTransport } from "./in-process-transport.js";
 import { createDirectUnaryHandler } from "./direct-unary/index.js";
 import { createClientAddressOf } from "./client-address.js";
+import { metricsText } from "./metrics.js";
 
 export interface ReadinessCheck {
   name: string;
@@ -71,6 +72,13 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
       });
       return;
     }
+    if (path === "/metrics" && req.method === "GET") {
+      void metricsText(deps).then(
+        (text) => (res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }), res.end(text)),
+        () => (res.writeHead(503, { "content-type": "text/plain" }), res.end("metrics unavailable\n")),
+      );
+      return;
+    }
     gateway(req, res);
   };
 
@@ -84,7 +92,7 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
   const rpcPaths = new Set(apiServices.flatMap((s) => s.methods.map((m) => `/${s.typeName}/${m.name}`)));
   const allowedMethods = (path: string) => {
     if (rpcPaths.has(path)) return ["POST", "GET"];
-    if (path === "/healthz") return ["GET"];
+    if (path === "/healthz" || path === "/metrics") return ["GET"];
     return gateway.allowedMethods(path);
   };
 

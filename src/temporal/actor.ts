@@ -22,7 +22,23 @@ export interface ActorAddress<W extends Workflow> {
   workflowId: string;
   taskQueue: string;
   args: Parameters<W>;
-  staticSummary?: string;
+  staticSummary: string;
+  /** At least the environment (SigilEnvironmentId), so an operator filtering by it finds the actor. */
+  typedSearchAttributes: WorkflowStartOptions<W>["typedSearchAttributes"];
+  memo?: Record<string, unknown>;
+}
+
+/** The start options every actor start shares (Update-with-Start and signal-with-start alike). */
+function startOptions<W extends Workflow>(a: ActorAddress<W>) {
+  return {
+    workflowId: a.workflowId,
+    taskQueue: a.taskQueue,
+    args: a.args,
+    workflowIdReusePolicy: "ALLOW_DUPLICATE" as const,
+    staticSummary: a.staticSummary,
+    typedSearchAttributes: a.typedSearchAttributes,
+    ...(a.memo ? { memo: a.memo } : {}),
+  };
 }
 
 /**
@@ -32,20 +48,14 @@ export interface ActorAddress<W extends Workflow> {
  */
 export async function updateActor<W extends Workflow, Ret, Args extends unknown[]>(
   client: Client,
-  a: ActorAddress<W> & { typedSearchAttributes?: WorkflowStartOptions<W>["typedSearchAttributes"]; memo?: Record<string, unknown> },
+  a: ActorAddress<W>,
   update: UpdateDefinition<Ret, Args>,
   args: Args,
   updateId?: string,
 ): Promise<Ret> {
   const start = new WithStartWorkflowOperation(a.workflow, {
-    workflowId: a.workflowId,
-    taskQueue: a.taskQueue,
-    args: a.args,
+    ...startOptions(a),
     workflowIdConflictPolicy: "USE_EXISTING",
-    workflowIdReusePolicy: "ALLOW_DUPLICATE",
-    ...(a.staticSummary ? { staticSummary: a.staticSummary } : {}),
-    ...(a.typedSearchAttributes ? { typedSearchAttributes: a.typedSearchAttributes } : {}),
-    ...(a.memo ? { memo: a.memo } : {}),
     // Generic over W, as in wakeActor: the SDK cannot relate Parameters<W> to its own argument type.
   } as unknown as WorkflowStartOptions<W> & { workflowIdConflictPolicy: "USE_EXISTING" });
   return client.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation: start, ...(updateId ? { updateId } : {}) });
@@ -53,15 +63,7 @@ export async function updateActor<W extends Workflow, Ret, Args extends unknown[
 
 /** Wakes the actor, starting it when it is not running. */
 export async function wakeActor<W extends Workflow>(client: Client, a: ActorAddress<W>): Promise<void> {
-  const options = {
-    workflowId: a.workflowId,
-    taskQueue: a.taskQueue,
-    args: a.args,
-    signal: wakeSignal,
-    signalArgs: [] as [],
-    workflowIdReusePolicy: "ALLOW_DUPLICATE" as const,
-    ...(a.staticSummary ? { staticSummary: a.staticSummary } : {}),
-  };
+  const options = { ...startOptions(a), signal: wakeSignal, signalArgs: [] as [] };
   // Generic over W: the SDK cannot relate Parameters<W> to its own argument type, hence the cast.
   await client.workflow.signalWithStart(a.workflow, options as unknown as Parameters<typeof client.workflow.signalWithStart<W, []>>[1]);
 }

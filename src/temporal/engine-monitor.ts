@@ -2,6 +2,7 @@ import { Connection, type Client } from "@temporalio/client";
 import type { Flows } from "../domain/deps.js";
 import { unavailable } from "../errors.js";
 import type { Logger } from "../log.js";
+import type { EngineCalls } from "./client-shutdown.js";
 
 /**
  * Whether the Temporal frontend answers, probed in the background about once a second. /healthz reads it,
@@ -82,10 +83,11 @@ export const START_DEADLINE_MS = 5_000;
  * otherwise retry an unreachable frontend for about 20 s). The errors that come out are classified as
  * `workflow_engine_unavailable` by src/infra/dependency-errors.ts (gRPC UNAVAILABLE / DEADLINE_EXCEEDED).
  */
-export function guardFlows(flows: Flows, engine: EngineMonitor): Flows {
+export function guardFlows(flows: Flows, engine: EngineMonitor, calls: EngineCalls): Flows {
   const guard = <T>(fn: () => Promise<T>, deadlineMs?: number): Promise<T> => {
     if (engine.knownDown()) return Promise.reject(unavailable("workflow_engine"));
-    return deadlineMs ? engine.withDeadline(deadlineMs, fn) : fn();
+    // Every call is cancellable by the process's stop (./client-shutdown.ts): answered 503, never cut off.
+    return calls.run(() => (deadlineMs ? engine.withDeadline(deadlineMs, fn) : fn()));
   };
   return {
     // execute() waits for the result, which can legitimately take a while: no deadline on the whole call.

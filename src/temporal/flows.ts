@@ -1,17 +1,19 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
+import { Client, WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
 import type { Flows } from "../domain/deps.js";
 import { exportUsersWorkflow } from "../workflows/export-users.js";
 import { walletRecoveryWorkflow } from "../workflows/wallet-recovery.js";
 import { webhookDeliveryWorkflow } from "../workflows/webhook-delivery.js";
 import { webhookEndpointWorkflow } from "../workflows/webhook-endpoint.js";
-import { backupUpdate, commitSignUpdate, recoverUpdate, runRoomUpdate } from "../workflows/waas-wallet.js";
+import { backupUpdate, recoverUpdate, runRoomUpdate } from "../workflows/waas-wallet.js";
 import { wakeActors } from "./actor.js";
+import { connectStoppable } from "./client-shutdown.js";
 import { domainErrorOfUpdate, runWaasWalletOperation } from "./waas-wallet.js";
 import { taskQueues, workflowIds } from "./ids.js";
+import { startSearchAttributes } from "./search-attributes.js";
 
+/** The client of a process; stop it with closeTemporalClient (./client-shutdown.ts), which cannot crash the process. */
 export async function connectTemporalClient(address: string, namespace: string): Promise<Client> {
-  const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace });
+  return new Client({ connection: await connectStoppable(address), namespace });
 }
 
 /**
@@ -31,6 +33,8 @@ export function createFlows(client: Client, taskQueue: string): Flows {
         workflowIdConflictPolicy: "USE_EXISTING",
         workflowIdReusePolicy: "ALLOW_DUPLICATE",
         workflowExecutionTimeout: "5 minutes",
+        staticSummary: `Restore of the soft-deleted wallets of user ${input.userId}`,
+        typedSearchAttributes: startSearchAttributes(input.environmentId, input.userId),
       });
     },
     // An export runs once: a second start of the same id (a retried request) joins the running workflow.
@@ -42,6 +46,8 @@ export function createFlows(client: Client, taskQueue: string): Flows {
         workflowIdConflictPolicy: "USE_EXISTING",
         workflowIdReusePolicy: "REJECT_DUPLICATE",
         workflowExecutionTimeout: "6 hours",
+        staticSummary: `Users export ${input.exportId}`,
+        typedSearchAttributes: startSearchAttributes(input.environmentId),
       });
     },
     // A message is delivered once: starting it again (the dispatcher's crash recovery) joins the running
@@ -57,6 +63,7 @@ export function createFlows(client: Client, taskQueue: string): Flows {
           workflowIdReusePolicy: "REJECT_DUPLICATE",
           staticSummary: `Webhook ${redelivery ? `redelivery ${redelivery}` : "delivery"} of message ${input.messageId}`,
           staticDetails: `Environment ${input.environmentId}. Memo: event name, endpoint host, environment kind.`,
+          typedSearchAttributes: startSearchAttributes(input.environmentId),
         });
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) return;
@@ -73,21 +80,19 @@ export function createFlows(client: Client, taskQueue: string): Flows {
           taskQueue: webhookTaskQueue,
           args: [{ environmentId: e.environmentId, webhookId: e.webhookId }] as [{ environmentId: string; webhookId: string }],
           staticSummary: `Webhook deliveries of endpoint ${e.webhookId}`,
+          typedSearchAttributes: startSearchAttributes(e.environmentId),
         })),
       );
       if (failed.length) throw failed[0]!.error;
     },
-    // The Update id names the room and step: a retried request reaches the same Update, not a second one.
+    // The Update id names the room: a retried request reaches the same Update, not a second one. Signing and
+    // key generation no longer come here (they run on the request path); the actor keeps their handlers for
+    // the histories that hold them.
     async runWaasRoom(input) {
       const wallet = { environmentId: input.environmentId, walletId: input.walletId, userId: input.userId };
-      const step = input.step ?? "run";
       try {
-        if (step === "commit") {
-          await runWaasWalletOperation(client, taskQueue, wallet, commitSignUpdate, { roomId: input.roomId }, `commit:${input.roomId}`);
-        } else {
-          const exportWorkflowId = input.exportId ? workflowIds.walletExport(input.walletId, input.exportId) : undefined;
-          await runWaasWalletOperation(client, taskQueue, wallet, runRoomUpdate, { roomId: input.roomId, operation: input.operation, ...(exportWorkflowId ? { exportWorkflowId } : {}) }, `${input.operation}:${input.roomId}`);
-        }
+        const exportWorkflowId = input.exportId ? workflowIds.walletExport(input.walletId, input.exportId) : undefined;
+        await runWaasWalletOperation(client, taskQueue, wallet, runRoomUpdate, { roomId: input.roomId, operation: input.operation, ...(exportWorkflowId ? { exportWorkflowId } : {}) }, `${input.operation}:${input.roomId}`);
       } catch (err) {
         throw domainErrorOfUpdate(err) ?? err;
       }

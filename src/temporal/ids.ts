@@ -14,8 +14,14 @@ export function taskQueues(configured: string) {
 }
 
 export const workflowIds = {
-  walletRecovery: (environmentId: string, userId: string) => `wallet-recovery/${environmentId}/${userId}`,
-  export: (exportId: string) => `export/${exportId}`,
+  /**
+   * The restore of a user's soft-deleted wallets (walletRecoveryWorkflow), not a WaaS key recovery (the
+   * wallet actor's `recover`). Runs started as wallet-recovery/<environmentId>/<userId> finish under that id;
+   * nothing looks them up by it, and a restore started beside one changes nothing twice (it is idempotent).
+   */
+  walletRecovery: (environmentId: string, userId: string) => `deleted-wallets-restore/${environmentId}/${userId}`,
+  /** The users export (exportUsersWorkflow); runs started as export/<exportId> finish under that id. */
+  export: (exportId: string) => `users-export/${exportId}`,
   /** The actor owning a WaaS wallet's key-share lifecycle: every operation is an Update on it. */
   waasWallet: (walletId: string) => actorId("waas-wallet", walletId),
   /** One export of a wallet's key; `exportId` names the request, so a retried one is found again. */

@@ -32,3 +32,15 @@ export async function registerSearchAttributes(connection: Pick<ConnectionLike, 
     if (!/already exists/i.test((err as Error).message)) throw err;
   }
 }
+
+/**
+ * The search attributes a start carries: the environment always (every workflow type carries it, so that an
+ * operator filtering by environment finds all of its flows; test/temporal/workflow-visibility.test.ts), the
+ * user when the flow is one user's.
+ */
+export function startSearchAttributes(environmentId: string, userId?: string | null) {
+  return [
+    { key: SEARCH_ATTRIBUTES.environmentId, value: environmentId },
+    ...(userId ? [{ key: SEARCH_ATTRIBUTES.userId, value: userId }] : []),
+  ];
+}

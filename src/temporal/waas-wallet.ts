@@ -1,8 +1,9 @@
-import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, WorkflowUpdateFailedError, type Client, type UpdateDefinition } from "@temporalio/client";
-import { DomainError, type ErrorKind } from "../errors.js";
+import { WorkflowUpdateFailedError, type Client, type UpdateDefinition } from "@temporalio/client";
+import { codedFailureOf } from "../domain/failure-codec.js";
+import { DomainError } from "../errors.js";
 import { waasWalletWorkflow, type WaasWalletInput, type WalletScoped } from "../workflows/waas-wallet.js";
-import { SEARCH_ATTRIBUTES } from "../workflows/search-attributes.js";
 import { updateActor } from "./actor.js";
+import { startSearchAttributes } from "./search-attributes.js";
 import { taskQueues, workflowIds } from "./ids.js";
 
 /**
@@ -28,10 +29,7 @@ export function runWaasWalletOperation<Ret, Arg extends WalletScoped>(
       args: [wallet],
       staticSummary: `WaaS wallet ${wallet.walletId}`,
       memo: { environmentId: wallet.environmentId, walletId: wallet.walletId, userId: wallet.userId },
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.environmentId, value: wallet.environmentId },
-        ...(wallet.userId ? [{ key: SEARCH_ATTRIBUTES.userId, value: wallet.userId }] : []),
-      ],
+      typedSearchAttributes: startSearchAttributes(wallet.environmentId, wallet.userId),
     },
     update,
     // The wallet's environment goes with every operation: the actor refuses another's (waas-wallet.ts).
@@ -41,17 +39,12 @@ export function runWaasWalletOperation<Ret, Arg extends WalletScoped>(
 }
 
 /**
- * The DomainError an Update failed with: an activity's non-retryable failure carries the error's kind,
- * code and payload as details (src/activities/waas-shares.ts failFast), maybe through the export child;
- * the actor's validator refuses with a plain ApplicationFailure (type = code). Null for anything else.
+ * The DomainError an Update failed with, read by the one failure codec (src/domain/failure-codec.ts) that
+ * the activities encode with and the actor reads: an activity's refusal, maybe through the export child, or
+ * the actor's validator's. Null for anything that is not an Update's failure with an ApplicationFailure.
  */
 export function domainErrorOfUpdate(err: unknown): DomainError | null {
   if (!(err instanceof WorkflowUpdateFailedError)) return null;
-  let cause: unknown = err.cause;
-  while (cause instanceof ActivityFailure || cause instanceof ChildWorkflowFailure) cause = cause.cause;
-  if (!(cause instanceof ApplicationFailure)) return null;
-  const d = (cause.details?.[0] ?? {}) as { kind?: ErrorKind; code?: string; payload?: Record<string, unknown> };
-  const code = d.code ?? cause.type ?? "operation_failed";
-  const kind: ErrorKind = d.kind ?? (code === "not_found" ? "not_found" : "bad_request");
-  return new DomainError(kind, code, cause.message, d.payload);
+  const f = codedFailureOf(err);
+  return f && new DomainError(f.kind, f.code, f.message, f.payload);
 }

@@ -1,4 +1,4 @@
-import { proxyActivities } from "@temporalio/workflow";
+import { proxyActivities, setCurrentDetails } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.js";
 
 // Generation streams the users through a cursor and heartbeats at every stored chunk: a worker that dies
@@ -20,14 +20,18 @@ export interface ExportInput {
 }
 
 /**
- * Produces the file of one export (workflow id export/<exportId>): pending -> running -> completed, or
- * failed once the generation has exhausted its retries. The failure detail stays in the workflow history;
- * the export row gets a message fit for the API.
+ * Produces the file of one users export (workflow id users-export/<exportId>): pending -> running ->
+ * completed, or failed once the generation has exhausted its retries. The failure detail stays in the
+ * workflow history; the export row gets a message fit for the API.
  */
 export async function exportUsersWorkflow(input: ExportInput) {
+  setCurrentDetails("Generating the file (each attempt starts over).");
   try {
-    return await generateExport(input);
+    const done = await generateExport(input);
+    setCurrentDetails("Completed.");
+    return done;
   } catch (err) {
+    setCurrentDetails("Failed: the generation exhausted its retries (the error is in the history).");
     await markExportFailed({ ...input, error: "the export could not be generated; create a new export" });
     throw err;
   }

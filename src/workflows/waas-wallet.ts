@@ -1,24 +1,12 @@
-import {
-  ApplicationFailure,
-  ActivityFailure,
-  ChildWorkflowFailure,
-  condition,
-  executeChild,
-  currentUpdateInfo,
-  defineUpdate,
-  proxyActivities,
-  setCurrentDetails,
-  setHandler,
-  upsertMemo,
-  upsertSearchAttributes,
-} from "@temporalio/workflow";
+import { ApplicationFailure, executeChild, defineUpdate, proxyActivities, setHandler, upsertMemo, upsertSearchAttributes } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.js";
 import type { RoomOperationInput, RoomOperationName } from "../domain/waas/threshold/share-operations.js";
 import type { BackupStep, BackupStepResult, RecoverStep, RecoverStepResult } from "../domain/waas/threshold/backup-steps.js";
+import { codedFailureOf, failureOptions } from "../domain/failure-codec.js";
 import { walletExportWorkflow } from "./wallet-export.js";
 import { SEARCH_ATTRIBUTES } from "./search-attributes.js";
 import { SHARE_STEP_OPTIONS } from "./share-steps.js";
-import { DEFAULT_ACTOR_POLICY, actorInbox, type ActorPolicy } from "./actor.js";
+import { DEFAULT_ACTOR_POLICY, actorOperations, type ActorPolicy } from "./actor.js";
 
 const acts = proxyActivities<Activities>(SHARE_STEP_OPTIONS);
 
@@ -60,46 +48,24 @@ export const recoverUpdate = defineUpdate<RecoverStepResult, [RecoverUpdateInput
 /**
  * The actor of one WaaS wallet (workflow id waas-wallet/<walletId>, src/temporal/ids.ts): owns the wallet's
  * key-share lifecycle. Operations arrive as Updates (Update-with-Start, src/temporal/actor.ts) and run one
- * at a time in arrival order: a queue inside the workflow, so two operations on one wallet never interleave,
- * while other wallets are other workflows and run in parallel. The state is in Postgres (the share sets and
- * their epochs), so the input is only the wallet; the actor continues as new when its history grows and
- * ends after a quiet while (the next operation starts it again).
+ * at a time in arrival order (the actor machinery's queue, ./actor.ts), so two operations on one wallet
+ * never interleave, while other wallets are other workflows and run in parallel. The state is in Postgres
+ * (the share sets and their epochs), so the input is only the wallet; the actor continues as new between
+ * operations when its history grows and ends after a quiet while (the next operation starts it again).
  *
  * A new share set is written pending, promoted (current + previous retired, one transaction), then the
  * retired shares are destroyed: whatever step a crash interrupts, exactly one set is current.
  */
 export async function waasWalletWorkflow(input: WaasWalletInput): Promise<void> {
   const policy = { ...DEFAULT_ACTOR_POLICY, ...input.policy };
-  const inbox = actorInbox(policy);
+  // The queue, the idle end and continue-as-new (./actor.ts): registered before the handlers.
+  const { serialised, serve } = actorOperations(policy);
   const wallet = { environmentId: input.environmentId, walletId: input.walletId };
   upsertMemo({ environmentId: input.environmentId, walletId: input.walletId, userId: input.userId });
   upsertSearchAttributes([
     { key: SEARCH_ATTRIBUTES.environmentId, value: input.environmentId },
     ...(input.userId ? [{ key: SEARCH_ATTRIBUTES.userId, value: input.userId }] : []),
   ]);
-
-  // The queue: each operation chains after the previous one (deterministic: promises resolve in order).
-  let tail: Promise<unknown> = Promise.resolve();
-  let started = 0;
-  let running = 0;
-  const serialised = <T>(operation: string, run: (operationId: string) => Promise<T>): Promise<T> => {
-    started++;
-    running++;
-    // The Update id names the operation: a client retrying it with the same id reaches the same result, and
-    // the activities key their writes by it.
-    const operationId = currentUpdateInfo()?.id ?? `${operation}-${started}`;
-    const result = tail.then(() => {
-      upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.operation, value: operation }]);
-      setCurrentDetails(`Running ${operation} (${operationId}).`);
-      return run(operationId);
-    });
-    tail = result.then(
-      () => setCurrentDetails(`Idle; last: ${operation}.`),
-      () => setCurrentDetails(`Idle; last: ${operation} (failed).`),
-    );
-    void tail.then(() => running--);
-    return result;
-  };
 
   /** pending -> current (previous retired) -> previous shares destroyed. */
   const promote = async (shareSetId: string) => {
@@ -135,7 +101,7 @@ export async function waasWalletWorkflow(input: WaasWalletInput): Promise<void> 
           await runRoom(u, operationId);
         } catch (err) {
           // The device reads the outcome in the room: a refused operation says why there too.
-          const failure = applicationFailureOf(err);
+          const failure = codedFailureOf(err);
           if (failure) await acts.failRoom({ environmentId: input.environmentId, roomId: u.roomId, error: failure });
           throw err;
         }
@@ -154,31 +120,16 @@ export async function waasWalletWorkflow(input: WaasWalletInput): Promise<void> 
     validator: (u) => requireFields(input, u, ["keyShareIds", "audit"]),
   });
 
-  for (;;) {
-    const seen = started;
-    // Woken by a new operation (or a full history); otherwise, after a quiet while, the actor ends.
-    const busy = await condition(() => started !== seen || inbox.historyFull(), policy.idleMs);
-    // Continue as new / end only between operations (inbox.continueAsNew also waits for every handler).
-    await condition(() => running === 0);
-    if (inbox.historyFull()) return inbox.continueAsNew<[WaasWalletInput]>(input);
-    if (!busy) return;
-  }
+  return serve<[WaasWalletInput]>(input);
 }
 
 /** Rejected before it enters the history: an Update of another environment, or without its fields. */
 function requireFields(wallet: WaasWalletInput, u: unknown, fields: string[]): void {
   const given = typeof u === "object" && u !== null ? (u as Record<string, unknown>) : {};
   // Answered like a wallet that does not exist: another tenant learns nothing.
-  if (given.environmentId !== wallet.environmentId) throw ApplicationFailure.nonRetryable("wallet not found", "not_found");
+  if (given.environmentId !== wallet.environmentId) {
+    throw ApplicationFailure.create(failureOptions({ kind: "not_found", code: "not_found", message: "wallet not found" }));
+  }
   const missing = fields.filter((f) => given[f] === undefined);
-  if (missing.length) throw ApplicationFailure.nonRetryable(`missing ${missing.join(", ")}`, "invalid_request");
-}
-
-/** The domain error an operation failed with (an activity's non-retryable failure, maybe through the export child). */
-function applicationFailureOf(err: unknown): { kind: string; code: string; message: string; payload?: unknown } | null {
-  let cause: unknown = err;
-  while (cause instanceof ActivityFailure || cause instanceof ChildWorkflowFailure) cause = cause.cause;
-  if (!(cause instanceof ApplicationFailure)) return null;
-  const d = (cause.details?.[0] ?? {}) as { kind?: string; code?: string; payload?: unknown };
-  return { kind: d.kind ?? "unprocessable", code: d.code ?? cause.type ?? "operation_failed", message: cause.message, ...(d.payload ? { payload: d.payload } : {}) };
+  if (missing.length) throw ApplicationFailure.create(failureOptions({ kind: "bad_request", code: "invalid_request", message: `missing ${missing.join(", ")}` }));
 }

@@ -11,7 +11,7 @@ const { recoverUserWallets } = proxyActivities<Activities>({
  * Recovers a user's soft-deleted wallets, their additional addresses and custody HD wallets. The work is one
  * database transaction in one activity (with its audit rows); the workflow gives it durability (a crash
  * mid-way is retried) and one-at-a-time execution per user through its id
- * (wallet-recovery/<environmentId>/<userId>).
+ * (deleted-wallets-restore/<environmentId>/<userId>, src/temporal/ids.ts).
  */
 export async function walletRecoveryWorkflow(input: WalletRecoveryInput) {
   return recoverUserWallets(input);

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { checkCustomerBackupUrl, createCustomerBackup, type CustomerBackupTarget } from "../../src/adapters/customer-backup.js";
+import { checkCustomerBackupUrl, createCustomerBackup } from "../../src/adapters/customer-backup.js";
+import type { CustomerBackupTarget } from "../../src/domain/deps.js";
 import { DEFAULT_WEBHOOK_SETTINGS } from "../../src/config.js";
-import { destinationRules, resolver } from "../../src/domain/webhooks/destination-policy.js";
+import { destinationRules, resolver } from "../../src/net/destination-policy.js";
 import { newWebhookSecret } from "../../src/domain/webhooks/secret.js";
 import { CustomerBackupPeer } from "./support/customer-backup-peer.js";
 import { failure } from "../support/domain-errors.js";

@@ -233,8 +233,4 @@ export const exceptions: Record<string, Exception> = {
     decision: "Provider kinds keep the contract's neutral words",
     allow: [{ path: "$.providerUrls[0].provider", problem: /is not a value of ProviderEnum/ }],
   },
-  "WaasApi.getWaasWalletByWalletId": {
-    decision: "WaaS wallets report their key scheme as ONE_OF_ONE",
-    allow: [{ path: "$.wallet.thresholdSignatureScheme", problem: /is not a value of ThresholdSignatureScheme/ }],
-  },
 };

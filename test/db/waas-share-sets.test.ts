@@ -1,7 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { closeDatabase, type Database } from "../../src/db/db.js";
-import { currentSet, destroyRetiredShares, insertPendingSet, listSets, promoteSet, setShares } from "../../src/db/repositories/waas-share-sets.js";
+import {
+  currentSet,
+  destroyRetiredShares,
+  insertFirstSet,
+  insertPendingSet,
+  listSets,
+  lockCurrentSet,
+  promoteSet,
+  setShares,
+  userWalletCurrentSet,
+} from "../../src/db/repositories/waas-share-sets.js";
 import { bootstrapTenant } from "../../src/domain/tenancy/bootstrap.js";
 import { migratedDatabase } from "../support/app.js";
 
@@ -118,4 +128,41 @@ it("scopes every function by environment: another environment sees, promotes and
   expect(await setShares(db, otherEnv, set.id)).toEqual([]);
   expect(await destroyRetiredShares(db, otherEnv, w)).toBe(0);
   expect((await currentSet(db, env, w))?.id).toBe(set.id);
+});
+
+it("writes a new wallet's first set current at once, with all its shares; finds and locks the current set in its environment only", async () => {
+  const userId = randomUUID();
+  await db.none("INSERT INTO users (id, environment_id) VALUES ($1, $2)", [userId, env]);
+  const w = await wallet();
+  await db.none("UPDATE waas_wallets SET user_id = $2 WHERE id = $1", [w, userId]);
+  const first = await insertFirstSet(db, env, {
+    id: randomUUID(),
+    walletId: w,
+    operationId: "keygen:1",
+    curve: "secp256k1",
+    threshold: 2,
+    holders: 3,
+    commitments: ["02aa", "02bb"],
+    shares: [
+      { holderIndex: 1, shareSealed: "v1.k.sealed" },
+      { holderIndex: 2, encryptedForHolder: "hs1.two", holderKeygenId: "k2" },
+      { holderIndex: 3, encryptedForHolder: "hs1.three", holderKeygenId: "k3" },
+    ],
+  });
+  expect([first.epoch, first.status]).toEqual([1, "current"]);
+  expect((await setShares(db, env, first.id)).map((s) => [s.holderIndex, s.shareSealed, s.encryptedForHolder, s.holderKeygenId])).toEqual([
+    [1, "v1.k.sealed", null, null],
+    [2, null, "hs1.two", "k2"],
+    [3, null, "hs1.three", "k3"],
+  ]);
+  expect((await userWalletCurrentSet(db, env, userId, w))?.set.id).toBe(first.id);
+  expect(await userWalletCurrentSet(db, otherEnv, userId, w)).toBeNull();
+  expect(await userWalletCurrentSet(db, env, randomUUID(), w)).toBeNull();
+  expect((await lockCurrentSet(db, env, w, first.id))?.id).toBe(first.id);
+  expect(await lockCurrentSet(db, otherEnv, w, first.id)).toBeNull();
+  // Once a promotion retires it, the set is not there to lock (a signature of it is stale).
+  const next = (await pending(w)).set;
+  await promoteSet(db, env, w, next.id);
+  expect(await lockCurrentSet(db, env, w, first.id)).toBeNull();
+  expect((await userWalletCurrentSet(db, env, userId, w))?.set.id).toBe(next.id);
 });

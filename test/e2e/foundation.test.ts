@@ -376,7 +376,8 @@ describe("operations 6, 8 and 9: users and wallets", () => {
       { address: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", type: "payment" },
     ]);
 
-    const desc = await app.temporal.workflow.getHandle(`wallet-recovery/${t.environmentId}/${user.id}`).describe();
+    // The restore of soft-deleted wallets, findable by its id (src/temporal/ids.ts).
+    const desc = await app.temporal.workflow.getHandle(`deleted-wallets-restore/${t.environmentId}/${user.id}`).describe();
     expect(desc.status.name).toBe("COMPLETED");
   });
 

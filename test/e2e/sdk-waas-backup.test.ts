@@ -5,7 +5,7 @@ import { SignJWT } from "jose";
 import { recoverMessageAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { currentSet, setShares } from "../../src/db/repositories/waas-share-sets.js";
-import { serverShareAad } from "../../src/activities/waas-shares.js";
+import { serverShareAad } from "../../src/domain/waas/threshold/share-sets.js";
 import { verifyShare, type ShareSetPublic } from "../../src/crypto/threshold/shares.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { SdkWaasBackupService } from "../../src/gen/sigil/waas/v0/sdk_waas_backup_service_pb.js";

@@ -3,7 +3,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58, base64urlnopad } from "@scure/base";
-import { Configuration, WaasApi, WaasBackupOptionsEnum } from "@dynamic-labs/sdk-api";
+import { Configuration, ThresholdSignatureScheme, WaasApi, WaasBackupOptionsEnum } from "@dynamic-labs/sdk-api";
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import { verifyMessage } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
@@ -250,6 +250,27 @@ describe("WaaS wallets", () => {
     expect(read.status, read.text).toBe(200);
     expect(read.body).toEqual({ wallet: w });
     expect(w).toMatchObject({ walletId: w.id, accountAddress: w.address, chainName: "EVM", derivationPath: "" });
+  });
+
+  // The key is held whole by the service (docs/decisions.md): the scheme answered is the nearest the client
+  // can name, so that code written against the client parses every WaaS wallet.
+  it("answers a threshold scheme the published client names, over REST and gRPC", async () => {
+    const userId = await insertUser();
+    const created = await createWallet({ chains: ["EVM"], identifier: userId, type: "id" });
+    expect(created.thresholdSignatureScheme).toBe(ThresholdSignatureScheme.TwoOfTwo);
+    const client = new WaasApi(new Configuration({ basePath: `${app.baseUrl}/api/v0`, accessToken: t.token, headers: { Authorization: `Bearer ${t.token}` } }));
+    const { wallet } = await client.getWaasWalletByWalletId({ environmentId: t.environmentId, walletId: created.id });
+    expect(Object.values(ThresholdSignatureScheme)).toContain(wallet.thresholdSignatureScheme);
+    expect(wallet).toMatchObject({ walletId: created.id, thresholdSignatureScheme: ThresholdSignatureScheme.TwoOfTwo, derivationPath: "" });
+
+    const grpc = createClient(WaasService, createGrpcTransport({ baseUrl: app.baseUrl }));
+    const headers = { authorization: `Bearer ${t.token}` };
+    const overGrpc = await grpc.getWaasWalletByWalletId({ environmentId: t.environmentId, walletId: created.id }, { headers });
+    expect(overGrpc.wallet?.thresholdSignatureScheme).toBe("TWO_OF_TWO");
+    const made = await grpc.createWaasWallet({ environmentId: t.environmentId, chain: "SOL" }, { headers });
+    expect(made.wallets.map((w) => w.thresholdSignatureScheme)).toEqual(["TWO_OF_TWO"]);
+    const revoked = await grpc.revokeDelegatedAccess({ environmentId: t.environmentId, walletIds: [made.wallet!.id] }, { headers });
+    expect(revoked.wallets.map((w) => w.thresholdSignatureScheme)).toEqual(["TWO_OF_TWO"]);
   });
 
   it("creates a Solana wallet for a user of the environment", async () => {

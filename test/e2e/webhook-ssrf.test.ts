@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_WEBHOOK_SETTINGS } from "../../src/config.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
-import { resolver } from "../../src/domain/webhooks/destination-policy.js";
+import { resolver } from "../../src/net/destination-policy.js";
 import { insertPingMessage } from "../../src/domain/webhooks/messages.js";
 import { newWebhookSecret, sealWebhookSecret } from "../../src/domain/webhooks/secret.js";
 import { startTestApp, type TestApp } from "../support/app.js";

@@ -82,6 +82,31 @@ describe("stopping the runtime", () => {
     expect(await listening(rt.ports.temporal)).toBe(false);
   }, 60_000);
 
+  it("Ctrl-C on `npm start` (SIGINT to its process group, and npm's forwarded copy) drains and exits 0", async () => {
+    // Its own process group, as a terminal runs it: the terminal's SIGINT reaches npm, its shell and node,
+    // and npm forwards its copy to node as well.
+    const rt = start(await tempDir(), await freeRuntimePorts(), { npmStart: true, detached: true });
+    await waitHealthy(rt);
+    process.kill(-rt.child.pid!, "SIGINT");
+    expect(await exitWithin(rt, 15_000), rt.output()).toMatchObject({ code: 0 });
+    expect(rt.plainLines.filter((l) => /exiting without waiting/.test(l))).toEqual([]);
+    expect(rt.logs.some((l) => l.msg === "shut down"), rt.output()).toBe(true);
+    expect(await listening(rt.ports.postgres)).toBe(false);
+    expect(await listening(rt.ports.temporal)).toBe(false);
+  }, 60_000);
+
+  it("a repeat of the signal within 2 s is the same stop: drained, exit 0", async () => {
+    const rt = start(await tempDir(), await freeRuntimePorts());
+    await waitHealthy(rt);
+    rt.child.kill("SIGINT");
+    await new Promise((r) => setTimeout(r, 20));
+    rt.child.kill("SIGINT");
+    expect(await exitWithin(rt, 15_000), rt.output()).toEqual({ code: 0, signal: null });
+    expect(rt.logs.some((l) => l.msg === "shut down")).toBe(true);
+    // The log line that starts the stop says how to force it.
+    expect(rt.logs.find((l) => l.msg === "shutting down")).toMatchObject({ signal: "SIGINT", force: expect.stringMatching(/2 s/) });
+  }, 60_000);
+
   it("a SIGTERM while it is still starting lets the start finish, then stops gracefully", async () => {
     const rt = start(await tempDir(), await freeRuntimePorts());
     // Its first log line comes from inside the start: the embedded children are on their way up.

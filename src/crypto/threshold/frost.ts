@@ -1,17 +1,17 @@
-import type { FROST, FrostPublic, FrostSecret, NonceCommitments } from "@noble/curves/abstract/frost.js";
-import { ed25519_FROST } from "@noble/curves/ed25519.js";
+import { createFROST, type FROST, type FrostPublic, type FrostSecret, type NonceCommitments } from "@noble/curves/abstract/frost.js";
 import { schnorr_FROST } from "@noble/curves/secp256k1.js";
 import { bytesToHex, hexToBytes } from "@noble/curves/utils.js";
+import { sha512 } from "@noble/hashes/sha2.js";
 import { badRequest, unprocessable } from "../../errors.js";
-import { groupOf } from "./group.js";
+import { Ed25519DecodedOnce, groupOf } from "./group.js";
 import { evaluateCommitments } from "./polynomial.js";
 import { verifyShare, type KeyShare, type ShareSetPublic } from "./shares.js";
 
 /**
- * FROST (RFC 9591) two-round threshold Schnorr signing over our share sets, with noble's ciphersuites:
- * FROST-ED25519-SHA512 (signatures a plain Ed25519 verifier accepts: Solana) and FROST-secp256k1-SHA256-TR
- * (BIP-340 signatures under the x-only group key, untweaked). The key is never reconstructed: each holder
- * signs with its own share, the coordinator only adds signature shares.
+ * FROST (RFC 9591) two-round threshold Schnorr signing over our share sets, with noble's FROST:
+ * FROST-ED25519-SHA512 (signatures a plain Ed25519 verifier accepts: Solana; see ed25519Frost) and
+ * FROST-secp256k1-SHA256-TR (BIP-340 signatures under the x-only group key, untweaked). The key is never
+ * reconstructed: each holder signs with its own share, the coordinator only adds signature shares.
  *
  * Mapping: a share's index i is the FROST identifier i (Identifier.fromNumber), its value is the signing
  * share as is (same scalar encoding), the Feldman commitments are FROST's VSS commitments, and each
@@ -21,16 +21,28 @@ import { verifyShare, type KeyShare, type ShareSetPublic } from "./shares.js";
  */
 export type FrostSuite = "ed25519" | "secp256k1-bip340";
 
-const suites: Record<FrostSuite, { frost: FROST; curve: ShareSetPublic["curve"] }> = {
-  ed25519: { frost: ed25519_FROST, curve: "ed25519" },
-  "secp256k1-bip340": { frost: schnorr_FROST, curve: "secp256k1" },
+/**
+ * FROST-ED25519-SHA512-v1 exactly as noble's ed25519_FROST defines it (RFC 9591 section 6.1: SHA-512, H2
+ * without a prefix so that signatures are RFC 8032 ones), over points that are decoded and subgroup-checked
+ * once per process (Ed25519DecodedOnce). noble's suite adds a validatePoint hook that repeats the checks its
+ * decoding already makes (curve equation, subgroup): left out, as it adds nothing but a second multiplication
+ * by the group order per point. Pinned to the RFC's test vectors and to ed25519_FROST, byte for byte, by
+ * test/crypto/threshold-frost-vectors.test.ts.
+ */
+const ed25519Frost = createFROST({ name: "FROST-ED25519-SHA512-v1", Point: Ed25519DecodedOnce, hash: sha512, H2: "" });
+
+/** `decodesWithGroup`: the suite decodes points through groupOf(curve).parsePoint, and so shares its cache. */
+const suites: Record<FrostSuite, { frost: FROST; curve: ShareSetPublic["curve"]; decodesWithGroup: boolean }> = {
+  ed25519: { frost: ed25519Frost, curve: "ed25519", decodesWithGroup: true },
+  // secp256k1 has no subgroup check to repeat (cofactor 1): noble's suite as is.
+  "secp256k1-bip340": { frost: schnorr_FROST, curve: "secp256k1", decodesWithGroup: false },
 };
 
-function suiteFor(suite: FrostSuite, pub: ShareSetPublic): FROST {
+function suiteFor(suite: FrostSuite, pub: ShareSetPublic) {
   const s = suites[suite];
   if (!s) throw badRequest("invalid_signing_suite", `unknown FROST suite ${String(suite)}`);
   if (s.curve !== pub.curve) throw badRequest("invalid_signing_suite", `FROST ${suite} cannot sign with a ${pub.curve} key`);
-  return s.frost;
+  return s;
 }
 
 function frostPublic(frost: FROST, pub: ShareSetPublic): FrostPublic {
@@ -85,14 +97,28 @@ function commitmentList(frost: FROST, pub: ShareSetPublic, commitments: Record<n
     });
 }
 
-/** Round 1: fresh nonces for one signing (kept by the signer) and their public commitments (sent to all). */
-export function frostCommit(suite: FrostSuite, pub: ShareSetPublic, share: KeyShare): { nonces: string; commitments: string } {
-  const frost = suiteFor(suite, pub);
-  const { nonces, commitments } = frost.commit(frostSecret(frost, pub, share));
+/**
+ * Round 1: fresh nonces for one signing (kept by the signer) and their public commitments (sent to all).
+ * `random` is the source of the nonces' randomness (RFC 9591 nonce_generate), the CSPRNG unless a
+ * known-answer test replays the RFC's.
+ */
+export function frostCommit(
+  suite: FrostSuite,
+  pub: ShareSetPublic,
+  share: KeyShare,
+  random?: Parameters<FROST["commit"]>[1],
+): { nonces: string; commitments: string } {
+  const { frost, curve, decodesWithGroup } = suiteFor(suite, pub);
+  const { nonces, commitments } = frost.commit(frostSecret(frost, pub, share), random);
   const out = {
     nonces: bytesToHex(nonces.hiding) + bytesToHex(nonces.binding),
     commitments: bytesToHex(commitments.hiding) + bytesToHex(commitments.binding),
   };
+  if (decodesWithGroup) {
+    // Both are nonce·G, just computed: round two and the aggregation here will decode them without a subgroup check.
+    groupOf(curve).rememberMultipleOfBase(bytesToHex(commitments.hiding));
+    groupOf(curve).rememberMultipleOfBase(bytesToHex(commitments.binding));
+  }
   nonces.hiding.fill(0);
   nonces.binding.fill(0);
   return out;
@@ -107,7 +133,7 @@ export function frostSignShare(
   commitments: Record<number, string>,
   message: Uint8Array,
 ): string {
-  const frost = suiteFor(suite, pub);
+  const { frost } = suiteFor(suite, pub);
   const secret = frostSecret(frost, pub, share);
   const [hiding, binding] = halves(nonces, 32, "the nonces");
   const list = commitmentList(frost, pub, commitments);
@@ -131,7 +157,7 @@ export function frostAggregate(
   signatureShares: Record<number, string>,
   message: Uint8Array,
 ): Uint8Array {
-  const frost = suiteFor(suite, pub);
+  const { frost } = suiteFor(suite, pub);
   const list = commitmentList(frost, pub, commitments);
   const sigShares: Record<string, Uint8Array> = {};
   for (const [index, hex] of Object.entries(signatureShares)) {

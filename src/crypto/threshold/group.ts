@@ -28,36 +28,84 @@ export interface Group {
   base: GroupPoint;
   /** Decodes a commitment or public key; throws on anything not a valid non-identity prime-order point. */
   parsePoint(hex: string): GroupPoint;
+  /**
+   * Keeps a point this process has just computed as k·G (a FROST nonce commitment) as parsePoint would:
+   * a multiple of the base point is in the prime-order subgroup by construction, so the subgroup check
+   * that parsing it later would make is skipped. Never for points that come from outside.
+   */
+  rememberMultipleOfBase(hex: string): void;
   /** Compressed SEC1 (33 bytes) for secp256k1, RFC 8032 (32 bytes) for ed25519. */
   encodePoint(p: GroupPoint): string;
 }
+
+/** Every point that parsePoint has kept: it passed the checks (curve equation, not the identity, prime-order subgroup). */
+const validated = new WeakSet<object>();
+
+/**
+ * ed25519 points as the threshold code decodes them: through parsePoint, so each distinct encoding is decoded
+ * and checked once per process. The subgroup check is a multiplication by the group order (~1.3 ms), and one
+ * FROST signing decodes the group key and every signer's commitments again in each signer's round two and in
+ * the aggregation: checked afresh each time, that would be most of a signing's CPU. noble's FROST decodes with
+ * `Point.fromBytes` and then checks `isTorsionFree()`, so a suite built on this class gets the cached points
+ * and skips the repeated check, and still runs every check on an encoding it has not seen. (Its group
+ * commitment MSM takes only points of the suite's class: the decoded ones, which are.)
+ */
+export class Ed25519DecodedOnce extends ed25519.Point {
+  static override fromBytes(bytes: Uint8Array, zip215 = false): Ed25519DecodedOnce {
+    // ZIP-215 decoding accepts other encodings: not ours, never cached.
+    if (zip215) return Ed25519DecodedOnce.from(ed25519.Point.fromBytes(bytes, true));
+    return groupOf("ed25519").parsePoint(bytesToHex(bytes)) as Ed25519DecodedOnce;
+  }
+
+  static from(p: { X: bigint; Y: bigint; Z: bigint; T: bigint }): Ed25519DecodedOnce {
+    return new Ed25519DecodedOnce(p.X, p.Y, p.Z, p.T);
+  }
+
+  override isTorsionFree(): boolean {
+    return validated.has(this) || super.isTorsionFree();
+  }
+}
+
+type DecodedPoint = GroupPoint & { assertValidity(): void; is0(): boolean; isTorsionFree(): boolean };
 
 function makeGroup(curve: ThresholdCurve): Group {
   // Both noble point classes have these methods; the casts only unify their nominal types.
   const Point = (curve === "secp256k1" ? secp256k1.Point : ed25519.Point) as unknown as {
     BASE: GroupPoint;
     Fn: IField<bigint>;
-    fromBytes(b: Uint8Array): GroupPoint & { assertValidity(): void; is0(): boolean; isTorsionFree(): boolean };
+    fromBytes(b: Uint8Array): DecodedPoint;
   };
-  // Decoding checks subgroup membership, a full scalar multiplication on ed25519; the same commitments are
-  // decoded at every step of a signing, so decoded points are kept (public data only, bounded).
+  const decode = (bytes: Uint8Array): DecodedPoint =>
+    curve === "ed25519" ? (Ed25519DecodedOnce.from(ed25519.Point.fromBytes(bytes)) as unknown as DecodedPoint) : Point.fromBytes(bytes);
+  // The same commitments are decoded at every step of a signing, so decoded points are kept (public data
+  // only, bounded). Only points that passed every check are kept: a bad encoding is checked, and refused, each time.
   const parsed = new Map<string, GroupPoint>();
+  const keep = (key: string, p: DecodedPoint) => {
+    validated.add(p);
+    if (parsed.size >= 4096) parsed.clear();
+    parsed.set(key, p);
+    return p;
+  };
+  const decodeChecked = (hex: string, subgroupKnown: boolean): DecodedPoint => {
+    const bytes = hexToBytes(hex);
+    if (bytes.length !== (curve === "secp256k1" ? 33 : 32)) throw new Error("bad point length");
+    const p = decode(bytes);
+    p.assertValidity();
+    // The identity and (ed25519) small-order points would make a commitment or key meaningless.
+    if (p.is0() || !(subgroupKnown || p.isTorsionFree())) throw new Error("bad point: identity or not in the prime-order subgroup");
+    return p;
+  };
   return {
     curve,
     Fn: Point.Fn,
     base: Point.BASE,
     parsePoint(hex) {
-      const known = parsed.get(hex);
-      if (known) return known;
-      const bytes = hexToBytes(hex);
-      if (bytes.length !== (curve === "secp256k1" ? 33 : 32)) throw new Error("bad point length");
-      const p = Point.fromBytes(bytes);
-      p.assertValidity();
-      // The identity and (ed25519) small-order points would make a commitment or key meaningless.
-      if (p.is0() || !p.isTorsionFree()) throw new Error("bad point: identity or not in the prime-order subgroup");
-      if (parsed.size >= 4096) parsed.clear();
-      parsed.set(hex, p);
-      return p;
+      const key = hex.toLowerCase();
+      return parsed.get(key) ?? keep(key, decodeChecked(hex, false));
+    },
+    rememberMultipleOfBase(hex) {
+      const key = hex.toLowerCase();
+      if (!parsed.has(key)) keep(key, decodeChecked(hex, true));
     },
     encodePoint(p) {
       const bytes = (p as unknown as { toBytes(compressed?: boolean): Uint8Array }).toBytes(true);

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Queryable } from "../db.js";
+import { EVENTS_CHANNEL, type NewEvent } from "./events.js";
 
 export interface AuditRecord {
   id: string;
@@ -31,6 +32,63 @@ export async function insertAudit(q: Queryable, a: NewAuditRecord): Promise<stri
     [id, a.organizationId, a.environmentId, a.actorTokenId, a.actorMemberId, a.actorAccountId, a.action, a.resourceType, a.resourceId, a.changes, a.requestId, a.actorUserId ?? null],
   );
   return id;
+}
+
+/**
+ * Several audit rows, each with its outbox event when it has one, in one statement (one round trip for a
+ * hot path such as sign-in), in the given order (created_at is clock_timestamp(), taken row by row).
+ * Wakes the outbox dispatcher once per environment when the caller's transaction commits.
+ */
+export async function insertAuditsWithEvents(q: Queryable, rows: { audit: NewAuditRecord; event: Omit<NewEvent, "auditId"> | null }[]): Promise<void> {
+  if (rows.length === 0) return;
+  const audits: Record<string, unknown>[] = [];
+  const events: Record<string, unknown>[] = [];
+  for (const { audit: a, event: e } of rows) {
+    const id = randomUUID();
+    audits.push({
+      id,
+      organization_id: a.organizationId,
+      environment_id: a.environmentId,
+      actor_token_id: a.actorTokenId,
+      actor_member_id: a.actorMemberId,
+      actor_account_id: a.actorAccountId,
+      action: a.action,
+      resource_type: a.resourceType,
+      resource_id: a.resourceId,
+      changes: a.changes,
+      request_id: a.requestId,
+      actor_user_id: a.actorUserId ?? null,
+    });
+    if (e)
+      events.push({
+        id: randomUUID(),
+        environment_id: e.environmentId,
+        organization_id: e.organizationId,
+        event_name: e.eventName,
+        source: e.source,
+        user_id: e.userId,
+        resource_type: e.resourceType,
+        resource_id: e.resourceId,
+        data: e.data,
+        audit_id: id,
+      });
+  }
+  await q.any(
+    `WITH a AS (
+       INSERT INTO audit_log (id, organization_id, environment_id, actor_token_id, actor_member_id, actor_account_id, action,
+         resource_type, resource_id, changes, request_id, actor_user_id)
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, organization_id uuid, environment_id uuid, actor_token_id uuid,
+         actor_member_id uuid, actor_account_id uuid, action text, resource_type text, resource_id text, changes jsonb, request_id text,
+         actor_user_id uuid)
+     ), e AS (
+       INSERT INTO events (id, environment_id, organization_id, event_name, source, user_id, resource_type, resource_id, data, audit_id)
+       SELECT * FROM jsonb_to_recordset($2::jsonb) AS y(id uuid, environment_id uuid, organization_id uuid, event_name text, source text,
+         user_id uuid, resource_type text, resource_id text, data jsonb, audit_id uuid)
+       RETURNING environment_id
+     )
+     SELECT pg_notify($3, environment_id::text) FROM (SELECT DISTINCT environment_id FROM e) n`,
+    [JSON.stringify(audits), JSON.stringify(events), EVENTS_CHANNEL],
+  );
 }
 
 /** Newest first, keyset-paginated by (created_at, id) so deep pages stay cheap. */

@@ -48,6 +48,23 @@ export async function insertExport(q: Queryable, environmentId: string, e: NewEx
   return toExport(row);
 }
 
+/**
+ * Exports of every environment still pending staleSeconds after they were stored: their workflow never
+ * started (the process died between the store and the start), oldest first.
+ */
+export async function listStalePendingExports(q: Queryable, staleSeconds: number, limit: number): Promise<{ id: string; environmentId: string }[]> {
+  return q.map(
+    `SELECT id, environment_id FROM exports WHERE status = 'pending' AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`,
+    [staleSeconds, limit],
+    (r) => ({ id: r.id, environmentId: r.environment_id }),
+  );
+}
+
+/** How many exports are pending staleSeconds after they were stored (as listStalePendingExports). */
+export async function countStalePendingExports(q: Queryable, staleSeconds: number): Promise<number> {
+  return q.one(`SELECT count(*)::int AS n FROM exports WHERE status = 'pending' AND created_at < now() - make_interval(secs => $1)`, [staleSeconds], (r) => r.n as number);
+}
+
 export async function findExport(q: Queryable, environmentId: string, exportId: string): Promise<ExportRecord | null> {
   const row = await q.oneOrNone(`SELECT ${COLUMNS} FROM exports WHERE environment_id = $1 AND id = $2`, [environmentId, exportId]);
   return row ? toExport(row) : null;

@@ -191,11 +191,6 @@ export async function findUserFactors(q: Queryable, environmentId: string, userI
   return { deviceTypes: row.device_types, emails: row.emails, otherSignInWays: Number(row.other_sign_in_ways) };
 }
 
-/** Keeps on the session which credential signed it in (kind and id), in the sign-in's transaction. */
-export async function recordSessionFirstFactor(q: Queryable, environmentId: string, sessionId: string, f: { kind: string; id: string | null }): Promise<void> {
-  await q.none("UPDATE sessions SET first_factor_kind = $3, first_factor_id = $4 WHERE environment_id = $1 AND id = $2", [environmentId, sessionId, f.kind, f.id]);
-}
-
 /**
  * The credential the user's session signed in with: its kind and, for an e-mail, the address (read from the
  * credential even if it was removed since). Null for a session of before first factors were kept.

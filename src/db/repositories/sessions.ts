@@ -14,11 +14,23 @@ const toLive = (r: Record<string, any>): LiveSession => ({ id: r.id, userId: r.u
 export async function insertSession(
   q: Queryable,
   environmentId: string,
-  s: { id: string; userId: string; ipAddress: string | null; userAgent: string | null; expiresAt: Date; scope: string; pendingScope?: string; refreshId: string },
+  s: {
+    id: string;
+    userId: string;
+    ipAddress: string | null;
+    userAgent: string | null;
+    expiresAt: Date;
+    scope: string;
+    pendingScope?: string;
+    refreshId: string;
+    /** The credential that signed the session in (its kind and id): no second factor may repeat it. */
+    firstFactor?: { kind: string; id: string | null };
+  },
 ): Promise<void> {
   await q.none(
-    "INSERT INTO sessions (id, environment_id, user_id, ip_address, user_agent, expires_at, scope, pending_scope, refresh_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-    [s.id, environmentId, s.userId, s.ipAddress, s.userAgent, s.expiresAt, s.scope, s.pendingScope ?? null, s.refreshId],
+    `INSERT INTO sessions (id, environment_id, user_id, ip_address, user_agent, expires_at, scope, pending_scope, refresh_id, first_factor_kind, first_factor_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [s.id, environmentId, s.userId, s.ipAddress, s.userAgent, s.expiresAt, s.scope, s.pendingScope ?? null, s.refreshId, s.firstFactor?.kind ?? null, s.firstFactor?.id ?? null],
   );
 }
 
@@ -68,8 +80,12 @@ export async function rotateRefresh(
   sessionId: string,
   r: { presented: string | null; next: string; lifetimeSeconds: number; maxAgeSeconds: number },
 ): Promise<LiveSession | null> {
-  const row = await q.oneOrNone(
-    `UPDATE sessions s SET refresh_id = $5, refreshed_at = now(),
+  const row = await q.oneOrNone(ROTATE_REFRESH, rotateRefreshParams(environmentId, userId, sessionId, r));
+  return row ? toLive(row) : null;
+}
+
+/** rotateRefresh's statement ($1-$7: rotateRefreshParams), also run with the read of its user (user-aggregate.ts). */
+export const ROTATE_REFRESH = `UPDATE sessions s SET refresh_id = $5, refreshed_at = now(),
        expires_at = LEAST(now() + make_interval(secs => $6), s.created_at + make_interval(secs => $7))
      FROM users u
      WHERE s.environment_id = $1 AND s.user_id = $2 AND s.id = $3 AND s.revoked_at IS NULL
@@ -77,11 +93,14 @@ export async function rotateRefresh(
        AND s.created_at + make_interval(secs => $7) > now()
        AND (s.expires_at IS NULL OR s.expires_at > now())
        AND u.environment_id = s.environment_id AND u.id = s.user_id AND u.deleted_at IS NULL
-     RETURNING s.id, s.user_id, s.expires_at, s.scope`,
-    [environmentId, userId, sessionId, r.presented, r.next, r.lifetimeSeconds, r.maxAgeSeconds],
-  );
-  return row ? toLive(row) : null;
-}
+     RETURNING s.id, s.user_id, s.expires_at, s.scope`;
+
+export const rotateRefreshParams = (
+  environmentId: string,
+  userId: string,
+  sessionId: string,
+  r: { presented: string | null; next: string; lifetimeSeconds: number; maxAgeSeconds: number },
+) => [environmentId, userId, sessionId, r.presented, r.next, r.lifetimeSeconds, r.maxAgeSeconds];
 
 /** Why a refresh rotated nothing: the session is gone, past its absolute end, or the generation is spent. */
 type RefreshRefusal = { kind: "not_live" } | { kind: "too_old" } | { kind: "spent"; secondsSinceRefresh: number };

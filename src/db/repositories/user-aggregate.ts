@@ -1,5 +1,6 @@
 import type { Queryable } from "../db.js";
 import { escapeLike, isUuid } from "../text-match.js";
+import { ROTATE_REFRESH, rotateRefreshParams, type LiveSession } from "./sessions.js";
 import { toUserMfaDevice, type UserMfaDeviceRecord } from "./user-mfa-devices.js";
 import { toCredential, toSession, toUser, type CredentialRecord, type SessionRecord, type UserRecord } from "./users.js";
 import { ADDITIONAL_ADDRESSES_JSON, toWallet, type WalletRecord } from "./wallets.js";
@@ -48,6 +49,56 @@ export async function findUserAggregate(q: Queryable, environmentId: string, use
     [environmentId, userId],
   );
   return row ? toAggregate(row) : null;
+}
+
+/**
+ * A sign-in's visit (the credential used last when it is a stored one, last and first visit) and the user
+ * aggregate as it is then, in one statement. Null when the user is not live. The visit is written at most
+ * once in 30 seconds per user unless the credential changes: the UPDATE locks the user's row until the sign-in
+ * commits, so concurrent sign-ins of one user (a returning wallet on several tabs or devices, a client
+ * retrying) would otherwise queue behind each other's whole transaction; a row the WHERE does not match is
+ * not locked, and the aggregate is then read as it is.
+ */
+export async function recordVisitAndFindUser(q: Queryable, environmentId: string, userId: string, credentialId: string | null): Promise<UserAggregateRecord | null> {
+  const row = await q.oneOrNone(
+    `WITH visited AS (
+       UPDATE users SET last_verified_credential_id = coalesce($3, last_verified_credential_id), last_visit = now(), first_visit = coalesce(first_visit, now())
+       WHERE environment_id = $1 AND id = $2 AND deleted_at IS NULL
+         AND (last_visit IS NULL OR last_visit < now() - interval '30 seconds'
+              OR ($3::uuid IS NOT NULL AND last_verified_credential_id IS DISTINCT FROM $3::uuid))
+       RETURNING *),
+     u AS (
+       SELECT * FROM visited
+       UNION ALL
+       SELECT * FROM users WHERE environment_id = $1 AND id = $2 AND deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM visited))
+     SELECT ${AGGREGATE_COLUMNS} FROM u`,
+    [environmentId, userId, credentialId],
+  );
+  return row ? toAggregate(row) : null;
+}
+
+/**
+ * A refresh in one statement: rotateRefresh (sessions.ts) and the user aggregate as it is then. The
+ * aggregate's subqueries see the session as it was before the rotation: its new expiry is put in here. Null
+ * when nothing was rotated (ask refreshRefusal why).
+ */
+export async function rotateRefreshAndFindUser(
+  q: Queryable,
+  environmentId: string,
+  userId: string,
+  sessionId: string,
+  r: { presented: string | null; next: string; lifetimeSeconds: number; maxAgeSeconds: number },
+): Promise<{ session: LiveSession; user: UserAggregateRecord } | null> {
+  const row = await q.oneOrNone(
+    `WITH rotated AS (${ROTATE_REFRESH})
+     SELECT rotated.expires_at AS rotated_expires_at, rotated.scope AS rotated_scope, ${AGGREGATE_COLUMNS}
+     FROM rotated JOIN users u ON u.environment_id = $1 AND u.id = rotated.user_id AND u.deleted_at IS NULL`,
+    rotateRefreshParams(environmentId, userId, sessionId, r),
+  );
+  if (!row) return null;
+  const user = toAggregate(row);
+  for (const s of user.sessions) if (s.id === sessionId) s.expiresAt = row.rotated_expires_at;
+  return { session: { id: sessionId, userId, expiresAt: row.rotated_expires_at, scope: row.rotated_scope ?? null }, user };
 }
 
 /** Filter columns of the user list: API name -> how it matches. */

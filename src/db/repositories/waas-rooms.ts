@@ -43,14 +43,50 @@ export async function insertRoom(
     serverKeySealed: string;
     shareSetId?: string | null;
     ttlSeconds: number;
+    /** The user's rooms expired longer ago than this go in the same statement (see clearExpired). */
+    keepSeconds: number;
   },
 ): Promise<RoomRecord> {
   return q.one(
-    `INSERT INTO waas_rooms (id, environment_id, user_id, wallet_id, operation, request, server_keygen_id, server_key_sealed, share_set_id, expires_at)
+    `WITH ${clearExpired("$2", "$3", "$11")}
+     INSERT INTO waas_rooms (id, environment_id, user_id, wallet_id, operation, request, server_keygen_id, server_key_sealed, share_set_id, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10))
      RETURNING ${COLUMNS}`,
-    [room.id, room.environmentId, room.userId, room.walletId, room.operation, room.request, room.serverKeygenId, room.serverKeySealed, room.shareSetId ?? null, room.ttlSeconds],
+    [room.id, room.environmentId, room.userId, room.walletId, room.operation, room.request, room.serverKeygenId, room.serverKeySealed, room.shareSetId ?? null, room.ttlSeconds, room.keepSeconds],
     toRoom,
+  );
+}
+
+/**
+ * The user's rooms expired more than `keepSeconds` ago, deleted as a part of opening a new one (one statement,
+ * not two). Export rooms stay: they are the record that an export id was used (one export per id, ever).
+ */
+const clearExpired = (environmentId: string, userId: string, keepSeconds: string) =>
+  `cleared AS (DELETE FROM waas_rooms WHERE environment_id = ${environmentId} AND user_id = ${userId} AND operation <> 'export'
+     AND expires_at < now() - make_interval(secs => ${keepSeconds}))`;
+
+/**
+ * A keygen room, unless this user already has one for the same device keygen ids (a retried request): then
+ * null, and findKeygenRoom answers the first. A concurrent duplicate waits for the first's transaction.
+ */
+export async function insertKeygenRoomOnce(q: Queryable, room: Parameters<typeof insertRoom>[1]): Promise<RoomRecord | null> {
+  return q.oneOrNone(
+    `WITH ${clearExpired("$2", "$3", "$9")}
+     INSERT INTO waas_rooms (id, environment_id, user_id, wallet_id, operation, request, server_keygen_id, server_key_sealed, share_set_id, expires_at)
+     VALUES ($1, $2, $3, $4, 'keygen', $5, $6, $7, NULL, now() + make_interval(secs => $8))
+     ON CONFLICT DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [room.id, room.environmentId, room.userId, room.walletId, room.request, room.serverKeygenId, room.serverKeySealed, room.ttlSeconds, room.keepSeconds],
+    (r) => (r ? toRoom(r) : null),
+  );
+}
+
+/** The user's keygen room for these device keygen ids (migration 039: one per user and keygen ids). */
+export async function findKeygenRoom(q: Queryable, environmentId: string, userId: string, clientKeygenIds: string[]): Promise<RoomRecord | null> {
+  return q.oneOrNone(
+    `SELECT ${COLUMNS} FROM waas_rooms WHERE environment_id = $1 AND user_id = $2 AND operation = 'keygen' AND request -> 'clientKeygenIds' = $3::jsonb`,
+    [environmentId, userId, JSON.stringify(clientKeygenIds)],
+    (r) => (r ? toRoom(r) : null),
   );
 }
 
@@ -109,11 +145,67 @@ export async function setRoomCommitments(
  */
 export async function contribute(q: Queryable, environmentId: string, userId: string, roomId: string, contribution: Record<string, unknown>): Promise<RoomRecord | null> {
   return q.oneOrNone(
-    `UPDATE waas_rooms SET status = 'contributed', contribution = $4
+    `UPDATE waas_rooms SET status = 'contributed', contribution = $4, contributed_at = now()
      WHERE environment_id = $1 AND user_id = $2 AND id = $3 AND status = 'open' AND expires_at > now()
      RETURNING ${COLUMNS}`,
     [environmentId, userId, roomId, contribution],
     (r) => (r ? toRoom(r) : null),
+  );
+}
+
+/**
+ * Frees an export id held by a failed export room of the wallet: the room keeps its record under
+ * `releasedExportId`. Returns how many failed exports of this id were released so far (0: the id is held
+ * by an export that finished or is under way, and stays taken).
+ */
+export async function releaseFailedExportId(q: Queryable, environmentId: string, walletId: string, exportId: string): Promise<number> {
+  await q.none(
+    `UPDATE waas_rooms SET request = (request - 'exportId') || jsonb_build_object('releasedExportId', request ->> 'exportId')
+     WHERE environment_id = $1 AND wallet_id = $2 AND operation = 'export' AND status = 'failed' AND request ->> 'exportId' = $3`,
+    [environmentId, walletId, exportId],
+  );
+  return q.one(
+    `SELECT count(*)::int AS n FROM waas_rooms
+     WHERE environment_id = $1 AND wallet_id = $2 AND operation = 'export' AND request ->> 'releasedExportId' = $3
+       AND NOT EXISTS (SELECT 1 FROM waas_rooms h WHERE h.environment_id = $1 AND h.wallet_id = $2 AND h.operation = 'export' AND h.request ->> 'exportId' = $3)`,
+    [environmentId, walletId, exportId],
+    (r) => r.n as number,
+  );
+}
+
+/** A room still 'contributed' staleSeconds after its contribution, with what is needed to run it again. */
+export interface StaleRoom {
+  id: string;
+  environmentId: string;
+  userId: string;
+  walletId: string;
+  operation: RoomOperation;
+  exportId: string | null;
+  /** The export's attempt under its id (after failed ones released it), when above 1. */
+  exportAttempt: number | null;
+}
+
+/**
+ * Rooms of every environment whose contribution was taken more than staleSeconds ago and that have no outcome
+ * yet, oldest first (the room reconciler's work; each is then acted on in its own environment).
+ */
+export async function listStaleRooms(q: Queryable, staleSeconds: number, limit: number): Promise<StaleRoom[]> {
+  return q.map(
+    `SELECT id, environment_id, user_id, wallet_id, operation, request ->> 'exportId' AS export_id, (request ->> 'attempt')::int AS attempt FROM waas_rooms
+     WHERE status = 'contributed' AND contributed_at < now() - make_interval(secs => $1) AND wallet_id IS NOT NULL
+     ORDER BY contributed_at LIMIT $2`,
+    [staleSeconds, limit],
+    (r) => ({ id: r.id, environmentId: r.environment_id, userId: r.user_id, walletId: r.wallet_id, operation: r.operation, exportId: r.export_id, exportAttempt: r.attempt }),
+  );
+}
+
+/** How many rooms are stale (as listStaleRooms), and the age in seconds of the oldest contribution among them. */
+export async function countStaleRooms(q: Queryable, staleSeconds: number): Promise<{ count: number; oldestSeconds: number }> {
+  return q.one(
+    `SELECT count(*)::int AS count, coalesce(extract(epoch FROM now() - min(contributed_at)), 0)::float8 AS oldest
+     FROM waas_rooms WHERE status = 'contributed' AND contributed_at < now() - make_interval(secs => $1)`,
+    [staleSeconds],
+    (r) => ({ count: r.count, oldestSeconds: r.oldest }),
   );
 }
 
@@ -134,18 +226,6 @@ export async function finishRoom(
      RETURNING ${COLUMNS}`,
     [environmentId, roomId, done ? "done" : "failed", done ? outcome.result : null, done ? null : outcome.error],
     toRoom,
-  );
-}
-
-/**
- * The user's rooms expired more than `keepSeconds` ago. Export rooms stay: they are the record that an
- * export id was used (one export per id, ever).
- */
-export async function deleteFinishedRooms(q: Queryable, environmentId: string, userId: string, keepSeconds: number): Promise<void> {
-  await q.none(
-    `DELETE FROM waas_rooms WHERE environment_id = $1 AND user_id = $2 AND operation <> 'export'
-       AND expires_at < now() - make_interval(secs => $3)`,
-    [environmentId, userId, keepSeconds],
   );
 }
 

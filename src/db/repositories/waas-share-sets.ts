@@ -68,15 +68,40 @@ export async function insertPendingSet(
        RETURNING ${SET_COLUMNS}`,
       [set.id, environmentId, set.walletId, set.operationId, set.curve, set.threshold, set.holders, JSON.stringify(set.commitments)],
     );
-    for (const s of set.shares) {
-      await t.none(
-        `INSERT INTO waas_share_set_shares (share_set_id, environment_id, holder_index, share_sealed, encrypted_for_holder, holder_keygen_id)
-         VALUES ($1, $2, $3, $4, $5, $6)`,
-        [set.id, environmentId, s.holderIndex, s.shareSealed ?? null, s.encryptedForHolder ?? null, s.holderKeygenId ?? null],
-      );
-    }
+    await insertShares(t, environmentId, set.id, set.shares);
     return { set: toSet(row), created: true };
   });
+}
+
+type NewShare = { holderIndex: number; shareSealed?: string; encryptedForHolder?: string; holderKeygenId?: string };
+
+/** A set's shares, one statement for all the holders. */
+async function insertShares(q: Queryable, environmentId: string, setId: string, shares: NewShare[]): Promise<void> {
+  if (!shares.length) return;
+  const values = shares.map((_, i) => `($1, $2, $${3 + i * 4}, $${4 + i * 4}, $${5 + i * 4}, $${6 + i * 4})`).join(", ");
+  await q.none(
+    `INSERT INTO waas_share_set_shares (share_set_id, environment_id, holder_index, share_sealed, encrypted_for_holder, holder_keygen_id) VALUES ${values}`,
+    [setId, environmentId, ...shares.flatMap((s) => [s.holderIndex, s.shareSealed ?? null, s.encryptedForHolder ?? null, s.holderKeygenId ?? null])],
+  );
+}
+
+/**
+ * A new wallet's first set, current at once (epoch 1): there is no set to retire, and the wallet row, made in
+ * the same transaction, is seen by nobody else until it commits.
+ */
+export async function insertFirstSet(
+  q: Queryable,
+  environmentId: string,
+  set: { id: string; walletId: string; operationId: string; curve: string; threshold: number; holders: number; commitments: string[]; shares: NewShare[] },
+): Promise<ShareSetRecord> {
+  const row = await q.one(
+    `INSERT INTO waas_share_sets (id, environment_id, wallet_id, epoch, operation_id, curve, threshold, holders, commitments, status, current_at)
+     VALUES ($1, $2, $3, 1, $4, $5, $6, $7, $8::jsonb, 'current', now())
+     RETURNING ${SET_COLUMNS}`,
+    [set.id, environmentId, set.walletId, set.operationId, set.curve, set.threshold, set.holders, JSON.stringify(set.commitments)],
+  );
+  await insertShares(q, environmentId, set.id, set.shares);
+  return toSet(row);
 }
 
 export async function findSetByOperation(q: Queryable, environmentId: string, walletId: string, operationId: string): Promise<ShareSetRecord | null> {
@@ -143,6 +168,38 @@ export async function currentSet(q: Queryable, environmentId: string, walletId: 
   const row = await q.oneOrNone(
     `SELECT ${SET_COLUMNS} FROM waas_share_sets WHERE environment_id = $1 AND wallet_id = $2 AND status = 'current'`,
     [environmentId, walletId],
+  );
+  return row ? toSet(row) : null;
+}
+
+/**
+ * The user's threshold wallet (chain, address, public key) with its current set, in one statement; null for
+ * another user's or environment's wallet, a whole-key wallet, or one without a current set.
+ */
+export async function userWalletCurrentSet(
+  q: Queryable,
+  environmentId: string,
+  userId: string,
+  walletId: string,
+): Promise<{ wallet: { chain: "EVM" | "SOL"; address: string; publicKey: string }; set: ShareSetRecord } | null> {
+  const row = await q.oneOrNone(
+    `SELECT w.chain AS wallet_chain, w.address AS wallet_address, w.public_key AS wallet_public_key, ${SET_COLUMNS.replace(/(\w+)/g, "s.$1")}
+     FROM waas_wallets w JOIN waas_share_sets s ON s.wallet_id = w.id AND s.environment_id = w.environment_id AND s.status = 'current'
+     WHERE w.environment_id = $1 AND w.id = $2 AND w.user_id = $3 AND w.private_key_sealed IS NULL`,
+    [environmentId, walletId, userId],
+  );
+  return row ? { wallet: { chain: row.wallet_chain, address: row.wallet_address, publicKey: row.wallet_public_key }, set: toSet(row) } : null;
+}
+
+/**
+ * The set, locked FOR SHARE while it is still the wallet's current one (null once a promotion retired it).
+ * Signers share the lock, so they never wait for each other; a promotion's UPDATE of the set's status waits
+ * for every signer holding it, and a signer arriving after the promotion finds the set retired.
+ */
+export async function lockCurrentSet(q: Queryable, environmentId: string, walletId: string, setId: string): Promise<ShareSetRecord | null> {
+  const row = await q.oneOrNone(
+    `SELECT ${SET_COLUMNS} FROM waas_share_sets WHERE environment_id = $1 AND wallet_id = $2 AND id = $3 AND status = 'current' FOR SHARE`,
+    [environmentId, walletId, setId],
   );
   return row ? toSet(row) : null;
 }

@@ -11,16 +11,6 @@ export interface ThresholdWalletKey {
   publicKey: string;
 }
 
-/** The user's threshold wallet's public key, or null (another user's, another environment's, a whole-key wallet). */
-export async function findUserThresholdWallet(q: Queryable, environmentId: string, userId: string, walletId: string): Promise<ThresholdWalletKey | null> {
-  return q.oneOrNone(
-    `SELECT chain, address, public_key FROM waas_wallets
-     WHERE environment_id = $1 AND id = $2 AND user_id = $3 AND private_key_sealed IS NULL`,
-    [environmentId, walletId, userId],
-    (r) => (r ? toKey(r) : null),
-  );
-}
-
 /** The wallet's public key (activities, after the actor checked the wallet is the environment's). */
 export async function thresholdWalletKey(q: Queryable, environmentId: string, walletId: string): Promise<ThresholdWalletKey> {
   return q.one("SELECT chain, address, public_key FROM waas_wallets WHERE environment_id = $1 AND id = $2", [environmentId, walletId], toKey);

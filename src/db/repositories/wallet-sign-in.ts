@@ -5,6 +5,18 @@ import type { Queryable } from "../db.js";
  * transfer and merge. Every statement is scoped to the environment; the callers hold the users' locks.
  */
 
+/**
+ * What a wallet proof is checked against, in one read: the environment's stored settings (its chains) and
+ * its origin patterns (the domains its sign-in messages may name). Null for an unknown environment.
+ */
+export async function findProofRules(q: Queryable, environmentId: string): Promise<{ settings: Record<string, unknown>; origins: string[] } | null> {
+  const row = await q.oneOrNone(
+    `SELECT e.settings, ARRAY(SELECT o.origin FROM origins o WHERE o.environment_id = e.id) AS origins FROM environments e WHERE e.id = $1`,
+    [environmentId],
+  );
+  return row ? { settings: row.settings ?? {}, origins: row.origins } : null;
+}
+
 /** One of the user's own live ways to sign in, by the id the client knows it by. */
 export type OwnCredential =
   | { kind: "wallet"; walletId: string; credentialId: string; chain: string; address: string }

@@ -58,13 +58,22 @@ export const ADDITIONAL_ADDRESSES_JSON = `coalesce(
 const SELECT_WALLET = `SELECT w.*, ${ADDITIONAL_ADDRESSES_JSON} AS additional FROM wallets w`;
 
 export async function insertWallet(q: Queryable, environmentId: string, userId: string, w: NewWallet): Promise<WalletRecord> {
+  const { id } = await insertWalletRow(q, environmentId, userId, w);
+  const created = await findWallet(q, environmentId, id);
+  if (!created) throw new Error("wallet insert found no user in this environment");
+  return created;
+}
+
+/** insertWallet without reading the wallet back: its id and its credential's (what a sign-in needs). */
+export async function insertWalletRow(q: Queryable, environmentId: string, userId: string, w: NewWallet): Promise<{ id: string; credentialId: string }> {
   const id = w.id ?? randomUUID();
-  await q.none(
+  const row = await q.oneOrNone(
     `INSERT INTO wallets (id, environment_id, user_id, credential_id, name, chain, address, provider, custody_hd_wallet_id, properties,
                           pregenerated_at, created_at, updated_at)
      -- clock_timestamp(): wallets created in one transaction keep their order (lists sort by created_at).
      SELECT $1, $2, u.id, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $11 THEN now() END, clock_timestamp(), clock_timestamp()
-     FROM users u WHERE u.environment_id = $2 AND u.id = $3`,
+     FROM users u WHERE u.environment_id = $2 AND u.id = $3
+     RETURNING credential_id`,
     [
       id,
       environmentId,
@@ -79,6 +88,7 @@ export async function insertWallet(q: Queryable, environmentId: string, userId: 
       w.pregenerated ?? false,
     ],
   );
+  if (!row) throw new Error("wallet insert found no user in this environment");
   for (const a of w.additionalAddresses ?? []) {
     await q.none(
       `INSERT INTO wallet_additional_addresses (id, environment_id, wallet_id, address, type, public_key)
@@ -86,9 +96,7 @@ export async function insertWallet(q: Queryable, environmentId: string, userId: 
       [randomUUID(), environmentId, id, a.address, a.type, a.publicKey],
     );
   }
-  const created = await findWallet(q, environmentId, id);
-  if (!created) throw new Error("wallet insert found no user in this environment");
-  return created;
+  return { id, credentialId: row.credential_id };
 }
 
 export async function findWallet(q: Queryable, environmentId: string, walletId: string): Promise<WalletRecord | null> {

@@ -2,7 +2,7 @@ import { createPublicKey, type KeyObject } from "node:crypto";
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import { ProcessCache } from "../../store/process-cache.js";
 import { effectiveSettings } from "../environments/settings.js";
-import { privateResolution } from "../webhooks/destination-policy.js";
+import { privateResolution } from "../../net/destination-policy.js";
 
 /** security.externalAuth of the environment settings document (sigil.environments.v0.ExternalAuthSettings). */
 export interface ExternalAuthSettings {

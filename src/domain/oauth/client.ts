@@ -5,7 +5,7 @@ import type { Deps } from "../deps.js";
 import { isLoopbackHost } from "../hosts.js";
 import { clientSecretAad } from "../providers/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
-import { privateResolution } from "../webhooks/destination-policy.js";
+import { privateResolution } from "../../net/destination-policy.js";
 
 /** Provider kinds whose issuer speaks OpenID Connect (ID token, discovery); the others are plain OAuth 2. */
 const OIDC_KINDS = new Set(["oidc", "partner"]);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import * as sessions from "../../db/repositories/sessions.js";
-import { findUserAggregate, type UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import { rotateRefreshAndFindUser, type UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
 import { DomainError } from "../../errors.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
@@ -34,20 +34,24 @@ export async function refreshSession(
   const policy = await deps.sessionKeys.policy(environmentId);
   const maxAgeSeconds = deps.config.sessionMaxAgeSeconds;
   const next = randomUUID();
-  // One transaction: a refresh that fails after the rotation (reading the user, signing) spends nothing.
-  const renewed = await deps.db.tx(async (t) => {
-    const rotated = await sessions.rotateRefresh(t, environmentId, userId, sessionId, {
-      presented: principal.refreshId ?? null,
-      next,
-      lifetimeSeconds: policy.lifetimeSeconds,
-      maxAgeSeconds,
-    });
-    if (!rotated) return null;
-    const user = await findUserAggregate(t, environmentId, userId);
-    if (!user) throw invalidSession("the session's user no longer exists");
-    const expiresAt = Math.floor(rotated.expiresAt!.getTime() / 1000);
-    return { tokens: await sign(deps, user, { sessionId, expiresAt, scope: rotated.scope ?? BASE_SCOPE, refreshId: next }, policy.collected), user };
+  // One statement rotates the generation and reads the user, outside a transaction: after it only signing
+  // is left, with the key the keyring loaded with the policy above (they are kept together), so a refresh
+  // that spends its generation and answers no tokens takes a crash, as it would with a transaction.
+  const rotated = await rotateRefreshAndFindUser(deps.db, environmentId, userId, sessionId, {
+    presented: principal.refreshId ?? null,
+    next,
+    lifetimeSeconds: policy.lifetimeSeconds,
+    maxAgeSeconds,
   });
+  const renewed = rotated && {
+    tokens: await sign(
+      deps,
+      rotated.user,
+      { sessionId, expiresAt: Math.floor(rotated.session.expiresAt!.getTime() / 1000), scope: rotated.session.scope ?? BASE_SCOPE, refreshId: next },
+      policy.collected,
+    ),
+    user: rotated.user,
+  };
   if (!renewed) throw await refusal(deps, env, principal, requestId);
   return renewed;
 }

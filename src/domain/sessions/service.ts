@@ -64,7 +64,7 @@ export async function openSession(
   user: UserAggregateRecord,
   meta: ClientMeta,
   scope: string = BASE_SCOPE,
-  opts: { secondFactorPending?: boolean } = {},
+  opts: { secondFactorPending?: boolean; firstFactor?: { kind: string; id: string | null } } = {},
 ): Promise<SessionTokens> {
   const environmentId = user.user.environmentId;
   const policy = await deps.sessionKeys.policy(environmentId);
@@ -82,6 +82,7 @@ export async function openSession(
     scope: opts.secondFactorPending ? MFA_PENDING_SCOPE : scope,
     pendingScope: opts.secondFactorPending ? scope : undefined,
     refreshId,
+    firstFactor: opts.firstFactor,
   });
   return sign(deps, user, { sessionId, expiresAt, scope: opts.secondFactorPending ? MFA_PENDING_SCOPE : scope, refreshId }, policy.collected);
 }

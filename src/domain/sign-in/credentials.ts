@@ -96,7 +96,7 @@ export async function findOwner(q: Queryable, environmentId: string, c: ProvenCr
 export async function attachCredential(q: Queryable, environmentId: string, userId: string, c: ProvenCredential): Promise<{ credentialId: string | null; resourceId: string }> {
   switch (c.kind) {
     case "wallet": {
-      const w = await wallets.insertWallet(q, environmentId, userId, {
+      const w = await wallets.insertWalletRow(q, environmentId, userId, {
         name: c.walletName,
         chain: c.chain,
         address: c.address,

@@ -1,15 +1,14 @@
-import { findUserAggregate, type UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import { recordVisitAndFindUser, type UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
 import * as signIn from "../../db/repositories/sign-in.js";
 import * as users from "../../db/repositories/users.js";
 import { DomainError, unprocessable } from "../../errors.js";
-import { audited } from "../audit/audit.js";
+import { audited, recordChanges, type Change } from "../audit/audit.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
 import { endUserAccess, openSession, renewSession, type ClientMeta, type SessionTokens } from "../sessions/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { userSnapshot } from "../users/service.js";
 import { attachCredential, attachedChange, findOwner, firstFactorOf, type ProvenCredential } from "./credentials.js";
-import { recordSessionFirstFactor } from "../../db/repositories/mfa.js";
 import { owesSecondFactor } from "../mfa/factors.js";
 import { mfaRequired, awaitsSecondFactor } from "../sessions/tokens.js";
 import { judgeOtherUserSignIn } from "./other-user.js";
@@ -29,15 +28,29 @@ export interface SignInResult {
  * allowlists, e-mail domains); the credential's owner signs in, or a new user is created with it; a session
  * is opened. User, credential, session, audit rows and events (user.created, wallet.linked /
  * verified_credential.created, user.session.created) commit together.
+ *
+ * The first sign-ins of one new credential may arrive together (a wallet app retrying, two tabs): each
+ * tries to create the user, the credential's unique index lets one commit, and the others' transactions
+ * roll back whole. Those run again, find the winner's user and sign in as that user: a race is never the
+ * client's problem.
  */
 export async function signInWith(deps: Deps, env: PublicEnvironment, credential: ProvenCredential, meta: ClientMeta): Promise<SignInResult> {
+  return retryingRaces(() => signInOnce(deps, env, credential, meta));
+}
+
+async function signInOnce(deps: Deps, env: PublicEnvironment, credential: ProvenCredential, meta: ClientMeta): Promise<SignInResult> {
   const environmentId = env.environmentId;
   const owner = await findOwner(deps.db, environmentId, credential);
   // A passkey only ever signs in the user it was registered to: a gone user is not signed up again.
   if (!owner && credential.kind === "passkey") throw new DomainError("unauthenticated", "invalid_credential", "this passkey's user no longer exists");
   const scope = await checkSignInPolicy(deps.db, environmentId, credential, { newUser: !owner });
   const { mfa } = await deps.sessionKeys.policy(environmentId);
-  return audited(deps, endUserAccess(env, owner?.userId ?? "", meta.requestId), async (t, record) => {
+  const access = endUserAccess(env, owner?.userId ?? "", meta.requestId);
+  // The fewest statements a sign-in can take (test/e2e/sign-in-statements.test.ts counts them): the visit is
+  // recorded by the read of the user, the first factor by the session's insert, and every audit row and
+  // event of the sign-in goes in one statement at the end.
+  return deps.db.tx(async (t) => {
+    const changes: Change[] = [];
     let userId = owner?.userId;
     let credentialId = owner?.credentialId ?? null;
     const newUser = !userId;
@@ -46,29 +59,30 @@ export async function signInWith(deps: Deps, env: PublicEnvironment, credential:
       userId = created.id;
       const attached = await attachCredential(t, environmentId, userId, credential);
       credentialId = attached.credentialId;
-      await record({ action: "user.created", resourceType: "user", resourceId: userId, after: { ...userSnapshot(created), signedUpWith: credential.kind } });
-      await record(attachedChange(credential, userId, attached.resourceId));
+      changes.push({ action: "user.created", resourceType: "user", resourceId: userId, after: { ...userSnapshot(created), signedUpWith: credential.kind } });
+      changes.push(attachedChange(credential, userId, attached.resourceId));
     } else if (!credentialId && !owner?.attached) {
       // Known by the profile's e-mail / phone only (a user created by the management API): now verified.
       const attached = await attachCredential(t, environmentId, userId, credential);
       credentialId = attached.credentialId;
-      await record(attachedChange(credential, userId, attached.resourceId));
+      changes.push(attachedChange(credential, userId, attached.resourceId));
     }
-    await signIn.recordUserVisit(t, environmentId, userId, credentialId);
-    const user = (await findUserAggregate(t, environmentId, userId))!;
+    const user = await recordVisitAndFindUser(t, environmentId, userId, credentialId);
+    if (!user) throw new DomainError("unauthenticated", "invalid_credential", "this credential's user no longer exists");
     // MFA on: a user who must pass a second factor gets a session that only the MFA operations accept.
     const secondFactorPending = await owesSecondFactor(t, mfa, environmentId, userId, firstFactorOf(credential));
-    const tokens = await openSession(deps, t, user, meta, scope, { secondFactorPending });
     // The session keeps which credential signed it in: no second factor may repeat it.
-    await recordSessionFirstFactor(t, environmentId, tokens.sessionId, { kind: credential.kind, id: credential.kind === "passkey" ? credential.passkeyId : credentialId });
-    await record({
+    const firstFactor = { kind: credential.kind, id: credential.kind === "passkey" ? credential.passkeyId : credentialId };
+    const tokens = await openSession(deps, t, user, meta, scope, { secondFactorPending, firstFactor });
+    changes.push({
       action: "user.session.created",
       resourceType: "session",
       resourceId: tokens.sessionId,
       after: { userId, method: credential.kind, secondFactorPending },
     });
+    await recordChanges(t, access, changes);
     return { user, newUser, tokens };
-  }).catch(translateRace);
+  });
 }
 
 /**
@@ -89,6 +103,17 @@ export async function linkCredential(
   meta: ClientMeta,
 ): Promise<{ user: UserAggregateRecord; tokens: SessionTokens }> {
   if (awaitsSecondFactor(principal.scope)) throw mfaRequired("pass your second factor before linking a credential");
+  // A link that raced another of the same credential runs again: it then finds the credential held.
+  return retryingRaces(() => linkOnce(deps, env, principal, credential, meta));
+}
+
+async function linkOnce(
+  deps: Deps,
+  env: PublicEnvironment,
+  principal: EndUserPrincipal,
+  credential: ProvenCredential,
+  meta: ClientMeta,
+): Promise<{ user: UserAggregateRecord; tokens: SessionTokens }> {
   const environmentId = env.environmentId;
   const owner = await findOwner(deps.db, environmentId, credential);
   if (owner && owner.userId !== principal.userId) {
@@ -108,15 +133,30 @@ export async function linkCredential(
       const attached = await attachCredential(t, environmentId, principal.userId, credential);
       await signIn.recordUserVisit(t, environmentId, principal.userId, attached.credentialId);
       await record(attachedChange(credential, principal.userId, attached.resourceId));
-    }).catch(translateRace);
+    });
   }
   return renewSession(deps, principal).then(({ tokens, user }) => ({ tokens, user }));
 }
 
-/** Two sign-ins or links of one new credential at once: the unique indexes let one win; the other gets 409. */
-function translateRace(err: unknown): never {
+/** A sign-in or link that lost a race to attach one new credential runs again, this many times at most. */
+const RACE_ATTEMPTS = 3;
+
+/**
+ * Runs `work` again when it lost a race for a credential's unique index (the winner has committed by then:
+ * an insert waits for the transaction that holds the key); 409 `credential_race` only if it keeps losing.
+ */
+async function retryingRaces<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (!isCredentialRace(err)) throw err;
+      if (attempt >= RACE_ATTEMPTS) throw new DomainError("conflict", "credential_race", "this credential was just attached by another request; try again");
+    }
+  }
+}
+
+function isCredentialRace(err: unknown): boolean {
   const e = err as { code?: string; constraint?: string };
-  if (e.code === "23505" && /wallets_environment_address_key|verified_credentials_(email|phone|oauth)_key|users_environment_(email|phone|external_id)_key/.test(e.constraint ?? ""))
-    throw new DomainError("conflict", "credential_race", "this credential was just attached by another request; try again");
-  throw err;
+  return e.code === "23505" && /wallets_environment_address_key|verified_credentials_(email|phone|oauth)_key|users_environment_(email|phone|external_id)_key/.test(e.constraint ?? "");
 }

@@ -1,5 +1,6 @@
-import { getAddress, isAddressEqual, recoverMessageAddress, type Hex } from "viem";
+import { hashMessage, type Hex } from "viem";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
+import { recoverAddress } from "../../crypto/secp256k1-recover.js";
 import { badRequest, unprocessable } from "../../errors.js";
 import { messageDate, parseMessageLayout } from "./message-layout.js";
 import type { SignInMessage } from "./message-rules.js";
@@ -42,18 +43,19 @@ export function parseEvmMessage(text: string): SignInMessage {
 
 /**
  * Checks an EOA's signature (EIP-191 personal_sign) over the message: the recovered signer must be the
- * wallet. Contract wallets (EIP-1271/6492) would need a chain RPC and are not accepted.
+ * wallet. Contract wallets (EIP-1271/6492) would need a chain RPC and are not accepted. viem hashes the
+ * message (EIP-191); the key is recovered natively (src/crypto/secp256k1-recover.ts).
  */
 export async function verifyEvmSignature(text: string, signature: string, address: string): Promise<void> {
   if (!SIGNATURE_HEX.test(signature)) throw badRequest("invalid_signature", "signedMessage must be a 65-byte 0x-prefixed hex signature");
   let signer: string;
   try {
-    signer = await recoverMessageAddress({ message: text, signature: signature as Hex });
+    signer = recoverAddress(hashMessage(text), signature as Hex);
   } catch {
     throw unprocessable("invalid_signature", "the signature does not verify for this wallet");
   }
   const message = parseSiweMessage(text);
   // viem's own check of the message against the wallet (address, time window) as the last gate.
-  if (!isAddressEqual(signer as Hex, getAddress(address)) || !validateSiweMessage({ message, address: address as Hex }))
+  if (signer !== address.toLowerCase() || !validateSiweMessage({ message, address: address as Hex }))
     throw unprocessable("invalid_signature", "the signature does not verify for this wallet");
 }

@@ -1,8 +1,7 @@
-import * as projects from "../../db/repositories/projects.js";
+import { findProofRules } from "../../db/repositories/wallet-sign-in.js";
 import { DomainError, unprocessable } from "../../errors.js";
 import type { Deps } from "../deps.js";
 import { effectiveSettings, type ChainSetting } from "../environments/settings.js";
-import { originPatterns } from "../origins/service.js";
 import type { ProvenCredential } from "../sign-in/credentials.js";
 import { chainAliases, normalizeWalletAddress } from "../wallets/addresses.js";
 import { parseEvmMessage, verifyEvmSignature } from "./evm.js";
@@ -55,14 +54,16 @@ export async function proveWallet(deps: Pick<Deps, "db" | "store">, environmentI
     throw unprocessable("chain_not_supported", `wallet sign-in verifies EVM (EIP-4361) and SOL (Solana sign-in) messages, not ${input.chain}`, {
       chain: input.chain,
     });
-  const chains = await environmentChains(deps, environmentId);
+  const rules = await findProofRules(deps.db, environmentId);
+  if (!rules) throw new DomainError("not_found", "not_found", "environment not found");
+  const chains = effectiveSettings(rules.settings).chains;
   checkChainEnabled(chains, input.chain);
   const address = normalizeWalletAddress(verifier.stored, input.publicWalletAddress);
   const message = verifier.parse(input.messageToSign);
   if (!verifier.sameAddress(message.address, address))
     throw unprocessable("address_mismatch", "the sign-in message names another address than publicWalletAddress");
   verifier.checkNetwork?.(message, chains);
-  checkMessageRules(message, await originPatterns(deps, environmentId));
+  checkMessageRules(message, new Set(rules.origins));
   await verifier.verify(input.messageToSign, input.signedMessage, address);
   if (!(await takeNonce(deps.store, environmentId, message.nonce)))
     throw unprocessable("invalid_nonce", "the message's nonce was not issued by this environment, has expired or was already used: get a new nonce");
@@ -74,12 +75,6 @@ export async function proveWallet(deps: Pick<Deps, "db" | "store">, environmentI
     walletProvider: input.walletProvider,
     additionalAddresses: input.additionalWalletAddresses ?? [],
   };
-}
-
-async function environmentChains(deps: Pick<Deps, "db">, environmentId: string): Promise<ChainSetting[]> {
-  const env = await projects.findEnvironmentRecord(deps.db, environmentId);
-  if (!env) throw new DomainError("not_found", "not_found", "environment not found");
-  return effectiveSettings(env.settings).chains;
 }
 
 /** When the environment lists its chains, the wallet's chain must be on among them. */

@@ -1,3 +1,5 @@
+import { DESTINATION_REFUSED } from "../../net/pinned-fetch.js";
+
 /**
  * The error an attempt stores (and the token holder reads back from the message details) is one of a few
  * generic codes; the detail goes to the server log only. Anything finer would let a tenant map networks
@@ -6,8 +8,6 @@
  */
 export type DeliveryErrorCode = "connect_failed" | "tls_failed" | "timeout" | "destination_refused" | "interrupted" | `http_${number}`;
 
-/** The code of a request the destination policy refused at connect time (pinned-fetch.ts): nothing was sent. */
-export const DESTINATION_REFUSED = "EDESTINATION_REFUSED";
 
 /** Certificate verification failures: a TLS server answered but its certificate is not trusted for the host. */
 const CERTIFICATE_ERROR = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS_CERT_ALTNAME/;

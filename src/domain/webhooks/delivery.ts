@@ -18,12 +18,12 @@ import type { EphemeralStore } from "../../store/store.js";
 import { envelopeBody } from "./messages.js";
 import { deliverySchedule, disableAfterFailingMs, retryAfterMs } from "./schedule.js";
 import { openWebhookSecret } from "./secret.js";
-import { signedHeaders } from "./signing.js";
+import { signedHeaders } from "../../crypto/webhook-signing.js";
 import { acquireDeliverySlots } from "./slots.js";
 import type { Logger } from "../../log.js";
 import { deliveryErrorCode, deliveryErrorDetail } from "./delivery-error.js";
-import { destinationRules } from "./destination-policy.js";
-import { pinnedClient, type PinnedClient } from "./pinned-fetch.js";
+import { destinationRules } from "../../net/destination-policy.js";
+import { pinnedClient, type PinnedClient } from "../../net/pinned-fetch.js";
 
 export interface DeliveryDeps {
   db: Database;

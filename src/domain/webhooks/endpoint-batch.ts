@@ -9,7 +9,7 @@ import {
   type ClaimedMessage,
 } from "../../db/repositories/webhook-delivery.js";
 import { attemptEndpoint, endpointClient, sendAttempt, type AttemptEndpoint, type DeliveryDeps } from "./delivery.js";
-import type { PinnedClient } from "./pinned-fetch.js";
+import type { PinnedClient } from "../../net/pinned-fetch.js";
 import { busyBackoffMs, deliverySchedule } from "./schedule.js";
 import { acquireBatchSlot, acquireDeliverySlots, batchesInFlight, batchLimits, type ReleaseSlots } from "./slots.js";
 

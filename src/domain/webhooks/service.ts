@@ -7,7 +7,7 @@ import type { EnvironmentAccess } from "../tenancy/access.js";
 import { insertPingMessage } from "./messages.js";
 import { newWebhookSecret, sealWebhookSecret } from "./secret.js";
 import { ALL_EVENTS } from "./subscriptions.js";
-import { checkWebhookUrl, destinationRules } from "./destination-policy.js";
+import { checkWebhookUrl, destinationRules } from "../../net/destination-policy.js";
 
 /** Endpoints per environment: each one multiplies the delivery work of every event. */
 export const MAX_WEBHOOKS_PER_ENVIRONMENT = 20;

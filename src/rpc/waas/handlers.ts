@@ -44,8 +44,9 @@ const toWallet = (w: WaasWalletRecord, backups: KeyShareBackupRecord[] = []) => 
   walletId: w.id,
   accountAddress: w.address,
   chainName: toClientChain(w.chain),
-  // The service holds each key whole: no threshold scheme the client names applies (see docs/decisions.md).
-  thresholdSignatureScheme: "ONE_OF_ONE",
+  // The service holds each key whole, which no scheme of the client names; its smallest is answered so that
+  // client code parses every WaaS wallet (docs/decisions.md, "Management-created WaaS wallets").
+  thresholdSignatureScheme: "TWO_OF_TWO",
   // Keys are generated at random, not derived from a seed.
   derivationPath: "",
   userId: str(w.userId),

@@ -15,9 +15,11 @@ import { refuseTransactionMessage } from "../sign-request-svm.js";
 /**
  * WaaS wallets: wallets whose key the service generates and holds (sealed at rest, bound to the wallet row),
  * owned by a user of the environment or by the environment itself. With delegated access active the
- * service signs for the wallet on the developer's request; revoking it is final for that wallet. Key
- * shares are not split here: threshold splitting and share delivery belong to the SDK's WaaS operations;
- * this module only records where shares were backed up.
+ * service signs for the wallet on the developer's request; revoking it is final for that wallet. The key is
+ * not split: the developer's signing request (the published client's delegatedSignMessage) carries a message
+ * and no share, so the service must be able to sign alone, and shares that all sit with the service would
+ * protect nothing a threshold scheme promises. Threshold wallets are the SDK's (src/domain/waas/threshold);
+ * this module only records where a developer says shares were backed up.
  */
 
 /** The owner string bound (as associated data) to a wallet's sealed key. */

@@ -1,4 +1,3 @@
-import { createCloudDrive } from "../../../adapters/cloud-drive.js";
 import { setShares } from "../../../db/repositories/waas-share-sets.js";
 import { delegatedAccessDenied, dropBackup, setDelegatedAccessDenied, userWalletByAddress } from "../../../db/repositories/waas-wallet-backups.js";
 import { newestActiveEncryptionKey } from "../../../db/repositories/webhook-outbox.js";
@@ -23,7 +22,7 @@ import { auditContextOf, callerThresholdWallet, requireFreshFactor, type WaasCal
  * and reaches no actor.
  */
 
-type BackupDeps = Pick<Deps, "db" | "flows" | "config" | "store" | "sessionKeys" | "sealer">;
+type BackupDeps = Pick<Deps, "db" | "flows" | "config" | "store" | "sessionKeys" | "sealer" | "cloudDrive" | "customerBackup">;
 
 /** The client's backup location names (WaasBackupOptionsEnum) and where each is kept here. */
 const LOCATION_OF: Record<string, ShareBackupLocation> = {
@@ -83,7 +82,7 @@ export async function backupKeySharesToCloudDrive(
   const credentials = credentialsOf(input);
   await spendBackupToken(deps, caller, input.backupToken);
   const { epoch } = await deps.flows.runWaasBackup({ ...step(caller, walletId), credentials, toVault: false, location: "googleDrive" });
-  const drive = createCloudDrive(deps.config.backups.cloudDriveUrl);
+  const drive = deps.cloudDrive;
   const env = caller.env.environmentId;
   const out: KeyShareInfo[] = [];
   for (const [i, credential] of credentials.entries()) {
@@ -195,7 +194,7 @@ export async function recoverKeyShares(
   if (input.accessToken && !input.backupToken) throw badRequest("missing_backup_token", "reading a cloud drive needs a backup token", { field: "backupToken" });
   if (input.accessToken) await spendBackupToken(deps, caller, input.backupToken!);
   const r = await deps.flows.runWaasRecover({ ...step(caller, walletId), keyShareIds: input.keyShareIds });
-  const drive = input.accessToken ? createCloudDrive(deps.config.backups.cloudDriveUrl) : null;
+  const drive = input.accessToken ? deps.cloudDrive : null;
   const out: KeyShareInfo[] = [];
   for (const s of r.shares) {
     if (drive && s.location === "cloud_drive" && !s.credential) {

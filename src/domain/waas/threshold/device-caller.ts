@@ -1,6 +1,5 @@
 import { signedInWithin } from "../../../db/repositories/sessions.js";
-import { currentSet } from "../../../db/repositories/waas-share-sets.js";
-import { findUserThresholdWallet } from "../../../db/repositories/waas-threshold-wallets.js";
+import { userWalletCurrentSet } from "../../../db/repositories/waas-share-sets.js";
 import { notFound } from "../../../errors.js";
 import type { EndUserPrincipal } from "../../auth/principal.js";
 import type { Deps } from "../../deps.js";
@@ -49,14 +48,12 @@ export async function requireFreshFactor(
  * made before any room opens or any actor is reached. Another user's or environment's wallet: 404.
  */
 export async function callerThresholdWallet(deps: Pick<Deps, "db">, caller: WaasCaller, walletId: string) {
-  const env = caller.env.environmentId;
-  const wallet = await findUserThresholdWallet(deps.db, env, caller.principal.userId, walletId);
-  const set = wallet ? await currentSet(deps.db, env, walletId) : null;
-  if (!wallet || !set) throw notFound("wallet");
-  return { wallet, set };
+  const found = await userWalletCurrentSet(deps.db, caller.env.environmentId, caller.principal.userId, walletId);
+  if (!found) throw notFound("wallet");
+  return found;
 }
 
-/** Who an actor's step is audited as (it travels with the operation: the step has no request context). */
+/** Who a room's operation is audited as (it travels with the room: an actor's step has no request context). */
 export const auditContextOf = (caller: WaasCaller): BackupAuditContext => ({
   userId: caller.principal.userId,
   organizationId: caller.env.organizationId,

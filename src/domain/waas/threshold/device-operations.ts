@@ -1,12 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { keygenIdKey } from "../../../crypto/keygen-envelope.js";
 import { SCHEMES } from "../../../crypto/threshold/shares.js";
+import type { Queryable } from "../../../db/db.js";
 import * as rooms from "../../../db/repositories/waas-rooms.js";
+import { finishRoom } from "../../../db/repositories/waas-rooms.js";
 import { setShares } from "../../../db/repositories/waas-share-sets.js";
-import { badRequest, conflict, unprocessable } from "../../../errors.js";
+import { DomainError, badRequest, conflict, unprocessable } from "../../../errors.js";
 import type { Deps } from "../../deps.js";
 import { auditContextOf, callerThresholdWallet, requireFreshFactor, type WaasCaller } from "./device-caller.js";
-import { errorOfRoom, openRoom, takeContribution, userRoom, type RoomRecord } from "./rooms.js";
+import { createWalletInRoom } from "./key-generation.js";
+import { exportRunKey, nextExportAttempt } from "./export-ids.js";
+import { errorOfRoom, openKeygenRoomOnce, openRoom, takeContribution, userRoom, type RoomRecord } from "./rooms.js";
+import { commitSigningRound, signInRoom } from "./signing.js";
 import type { RoomOperationName, WaasChain, WaasScheme } from "./share-operations.js";
 import { prepareSigning } from "./device-signing.js";
 import type { SignMessageInput } from "./device-signing.js";
@@ -14,9 +19,12 @@ import type { SignMessageInput } from "./device-signing.js";
 /**
  * The published client's WaaS operations on the signed-in user's threshold wallets. Each opens a room
  * (src/domain/waas/threshold/rooms.ts) and answers `{roomId, serverKeygenIds, walletId}`; the device reads the room
- * and posts its part, and the wallet's actor runs the operation (Deps.flows.runWaasRoom). A wallet is
- * found by the caller's environment and user before any room opens or any actor is reached: another
- * user's wallet, or another environment's, answers 404 and starts nothing.
+ * and posts its part. Signatures and a wallet's first share set (keygen, import) are made in the request's
+ * own transaction: they retire no share set, so they need no serialising with the wallet's other operations
+ * (a signature holds its set FOR SHARE, src/domain/waas/threshold/signing.ts). Refresh, reshare and export
+ * run on the wallet's actor (Deps.flows.runWaasRoom), one at a time. A wallet is found by the caller's
+ * environment and user before any room opens or any actor is reached: another user's wallet, or another
+ * environment's, answers 404 and starts nothing.
  */
 
 type RoomDeps = Pick<Deps, "db" | "sealer" | "flows" | "store" | "sessionKeys">;
@@ -58,17 +66,45 @@ const callerWallet = async (deps: RoomDeps, caller: WaasCaller, walletId: string
   return { chain: wallet.chain, set };
 };
 
-/** Runs the room's operation on the actor; a refusal is the operation's error, also kept in the room. */
-async function run(deps: RoomDeps, caller: WaasCaller, room: RoomRecord, step: "run" | "commit" = "run"): Promise<void> {
+/** Runs the room's operation on the actor (refresh, reshare, export); a refusal is the operation's error, also kept in the room. */
+async function run(deps: RoomDeps, caller: WaasCaller, room: RoomRecord): Promise<void> {
   await deps.flows.runWaasRoom({
     environmentId: room.environmentId,
     walletId: room.walletId!,
     userId: caller.principal.userId,
     roomId: room.id,
     operation: room.operation as RoomOperationName,
-    ...(room.operation === "export" ? { exportId: String(room.request.exportId) } : {}),
-    step,
+    ...(room.operation === "export" ? { exportId: exportRunKey(String(room.request.exportId), room.request.attempt) } : {}),
   });
+}
+
+/**
+ * A request-path operation in one transaction: `take` finds or opens the room (its refusal changes nothing),
+ * `operate` runs the operation on it. A refusal of the operation (DomainError) is kept in the room, which is
+ * failed with it, and is thrown once that is committed; any other failure (the database, a crash) rolls
+ * everything back and leaves the room as it was, so the same request can be made again. The room is never
+ * left half-done. A new wallet's writes run under a savepoint, undone on a refusal (a duplicate address is
+ * found by the insert itself); a signature writes only after its last check, so it needs none.
+ */
+async function inRoomTransaction(
+  deps: RoomDeps,
+  take: (t: Queryable) => Promise<RoomRecord>,
+  operate: (t: Queryable, room: RoomRecord) => Promise<RoomRecord>,
+): Promise<RoomRecord> {
+  const outcome = await deps.db.tx(async (t) => {
+    const room = await take(t);
+    if (room.status === "done" || room.status === "failed") return room;
+    try {
+      const makesWallet = room.operation === "keygen" || room.operation === "import";
+      return await (makesWallet ? t.tx((s) => operate(s, room)) : operate(t, room));
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      const error = { kind: err.kind, code: err.code, message: err.message, ...(err.payload ? { payload: err.payload } : {}) };
+      return finishRoom(t, room.environmentId, room.id, { error });
+    }
+  });
+  if (outcome.error) throw errorOfRoom(outcome.error);
+  return outcome;
 }
 
 interface NewWalletInput {
@@ -77,36 +113,39 @@ interface NewWalletInput {
   thresholdSignatureScheme?: string;
 }
 
-/** A room for a wallet to be (keygen, import): its chain, scheme and the device's keygen ids checked first. */
-function openNewWalletRoom(deps: RoomDeps, caller: WaasCaller, operation: "keygen" | "import", input: NewWalletInput): Promise<RoomRecord> {
+/** What a room for a wallet to be (keygen, import) holds: its chain, scheme and the device's keygen ids, checked. */
+function newWalletRequest(caller: WaasCaller, input: NewWalletInput) {
   const chain = chainOf(input.chain);
   const scheme = schemeOf(input.thresholdSignatureScheme, "thresholdSignatureScheme");
   const ids = keygenIds(input.clientKeygenIds, scheme);
-  return openRoom(deps.db, deps.sealer, {
-    environmentId: caller.env.environmentId,
-    userId: caller.principal.userId,
-    walletId: randomUUID(),
-    operation,
-    request: { chain, scheme, clientKeygenIds: ids, audit: auditContextOf(caller) },
-  });
+  return { environmentId: caller.env.environmentId, userId: caller.principal.userId, walletId: randomUUID(), request: { chain, scheme, clientKeygenIds: ids, audit: auditContextOf(caller) } };
 }
 
-/** createWaasAccount: a new wallet's key is made and split at once; the device reads its shares in the room. */
+/**
+ * createWaasAccount: a new wallet's key is made and split at once, in the request's transaction with the
+ * wallet rows, its current share set and the room's answer (the device reads its shares in the room). A
+ * retried request (the same device keygen ids) answers the first request's room: one wallet.
+ */
 export async function createWaasAccount(deps: RoomDeps, caller: WaasCaller, input: NewWalletInput): Promise<OpenedRoom> {
-  const room = await openNewWalletRoom(deps, caller, "keygen", input);
-  await run(deps, caller, room);
-  return opened(room);
+  const room = newWalletRequest(caller, input);
+  const done = await inRoomTransaction(
+    deps,
+    (t) => openKeygenRoomOnce(t, deps.sealer, room),
+    (t, r) => createWalletInRoom(t, deps.sealer, r),
+  );
+  return opened(done);
 }
 
 /** importPrivateKey: the room waits for the key, which the device sends encrypted to the room's key. */
 export async function importPrivateKey(deps: RoomDeps, caller: WaasCaller, input: NewWalletInput & { thresholdSignatureScheme: string }): Promise<OpenedRoom> {
-  return opened(await openNewWalletRoom(deps, caller, "import", input));
+  return opened(await openRoom(deps.db, deps.sealer, { ...newWalletRequest(caller, input), operation: "import" }));
 }
 
 /**
  * signMessage: the request is checked against the environment's WaaS policy first (403 with the rule that
- * denied it) and against the MFA settings (wallet.waas.sign); then a room opens with what is signed. For
- * Solana the server commits to its FROST nonces before answering, so the device can sign its share at once.
+ * denied it) and against the MFA settings (wallet.waas.sign); then a room opens with what is signed, against
+ * the wallet's current share set. For Solana the server commits to its FROST nonces in the same transaction,
+ * so the device can sign its share at once.
  */
 export async function signMessage(deps: RoomDeps, caller: WaasCaller, walletId: string, input: SignMessageInput & { roomId?: string }): Promise<OpenedRoom> {
   const { chain, set } = await callerWallet(deps, caller, walletId);
@@ -114,16 +153,20 @@ export async function signMessage(deps: RoomDeps, caller: WaasCaller, walletId: 
   const signing = await prepareSigning(deps, caller.env.environmentId, chain, input);
   const request = { ...signing, audit: auditContextOf(caller) };
   const env = caller.env.environmentId;
-  let room: RoomRecord;
-  if (input.roomId) {
-    const taken = await rooms.takeReservedRoom(deps.db, env, caller.principal.userId, input.roomId, { walletId, operation: "sign", request, shareSetId: set.id });
+  const open = async (t: Queryable): Promise<RoomRecord> => {
+    if (!input.roomId) return openRoom(t, deps.sealer, { environmentId: env, userId: caller.principal.userId, walletId, operation: "sign", request, shareSetId: set.id });
+    const taken = await rooms.takeReservedRoom(t, env, caller.principal.userId, input.roomId, { walletId, operation: "sign", request, shareSetId: set.id });
     if (!taken) throw conflict("room_closed", "the room is not a reserved room of this wallet that is still open");
-    room = taken;
-  } else {
-    room = await openRoom(deps.db, deps.sealer, { environmentId: env, userId: caller.principal.userId, walletId, operation: "sign", request, shareSetId: set.id });
-  }
-  if (chain === "SOL") await run(deps, caller, room, "commit");
-  return opened(room);
+    return taken;
+  };
+  if (chain === "EVM") return opened(await open(deps.db));
+  return opened(
+    await deps.db.tx(async (t) => {
+      const room = await open(t);
+      await commitSigningRound(t, deps.sealer, room);
+      return room;
+    }),
+  );
 }
 
 /** refreshKeyShares: new shares of the same key, to the keygen ids the device already has. */
@@ -179,19 +222,29 @@ export async function exportPrivateKey(deps: RoomDeps, caller: WaasCaller, walle
   const exportId = input.exportId.trim();
   if (!/^[A-Za-z0-9_-]{1,100}$/.test(exportId)) throw badRequest("invalid_export_id", "exportId is 1 to 100 letters, digits, - or _", { field: "exportId" });
   await requireFreshFactor(deps, caller, "wallet.waas.export", { recentSignIn: true });
-  try {
-    const room = await openRoom(deps.db, deps.sealer, {
+  const open = (attempt?: number) =>
+    openRoom(deps.db, deps.sealer, {
       environmentId: caller.env.environmentId,
       userId: caller.principal.userId,
       walletId,
       operation: "export",
-      request: { exportId, audit: auditContextOf(caller) },
+      request: { exportId, ...(attempt ? { attempt } : {}), audit: auditContextOf(caller) },
       shareSetId: set.id,
     });
-    return opened(room);
+  const taken = (err: unknown) => (err as { code?: string }).code === "23505";
+  const exists = () => conflict("export_exists", "this export id was used already: every export has its own id");
+  try {
+    return opened(await open());
   } catch (err) {
-    if ((err as { code?: string }).code === "23505") throw conflict("export_exists", "this export id was used already: every export has its own id");
-    throw err;
+    if (!taken(err)) throw err;
+  }
+  // Held by an export that failed: the id is freed and this is its next try (./export-ids.ts).
+  const attempt = await nextExportAttempt(deps.db, caller.env.environmentId, walletId, exportId);
+  if (attempt === null) throw exists();
+  try {
+    return opened(await open(attempt));
+  } catch (err) {
+    throw taken(err) ? exists() : err;
   }
 }
 
@@ -222,12 +275,24 @@ export async function readRoom(deps: RoomDeps, caller: WaasCaller, roomId: strin
 }
 
 /**
- * The device's part: taken once, then the operation runs on the wallet's actor and the finished room is
- * answered. A refused operation answers its error (the room keeps it too).
+ * The device's part, taken once. A signature or an import is made in the same transaction and the finished
+ * room answered; refresh, reshare and export then run on the wallet's actor. A refused operation answers its
+ * error (the room keeps it too).
  */
 export async function contribute(deps: RoomDeps, caller: WaasCaller, roomId: string, contribution: Record<string, unknown>): Promise<RoomRecord> {
   const env = caller.env.environmentId;
-  const room = await takeContribution(deps.db, env, caller.principal.userId, roomId, contribution);
+  let onActor = false;
+  const room = await inRoomTransaction(
+    deps,
+    (t) => takeContribution(t, env, caller.principal.userId, roomId, contribution),
+    async (t, r) => {
+      if (r.operation === "sign") return signInRoom(t, deps.sealer, r);
+      if (r.operation === "import") return createWalletInRoom(t, deps.sealer, r);
+      onActor = true;
+      return r;
+    },
+  );
+  if (!onActor) return room;
   await run(deps, caller, room);
   const done = await userRoom(deps.db, env, caller.principal.userId, roomId);
   if (done.error) throw errorOfRoom(done.error);

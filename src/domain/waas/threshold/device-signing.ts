@@ -8,7 +8,7 @@ export type { SignMessageInput };
  * What a signing room is asked to sign, as the room keeps it: EVM wallets sign a 32-byte digest with ECDSA,
  * Solana wallets sign the exact message bytes with FROST (ed25519); a transaction's serialized form stays
  * with it, so that the signed transaction can be answered too. The environment's WaaS policy is applied
- * here, before any room opens: a denied request never reaches the wallet's actor.
+ * here, before any room opens: a denied request never reaches the wallet's key shares.
  */
 export async function prepareSigning(deps: Pick<Deps, "db">, environmentId: string, chain: WaasChain, input: SignMessageInput): Promise<Record<string, unknown>> {
   const { prepared, requests } = prepareSignature(chain, input);

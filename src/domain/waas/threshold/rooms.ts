@@ -3,18 +3,21 @@ import type { Sealer } from "../../../crypto/seal.js";
 import { newKeygenKey, openFromKeygenId } from "../../../crypto/keygen-envelope.js";
 import type { Queryable } from "../../../db/db.js";
 import * as repo from "../../../db/repositories/waas-rooms.js";
+import { isRetriedContribution } from "./contribution-retry.js";
 import type { RoomOperation, RoomRecord } from "../../../db/repositories/waas-rooms.js";
-import { DomainError, badRequest, conflict, notFound, type ErrorKind } from "../../../errors.js";
+import { DomainError, badRequest, conflict, notFound } from "../../../errors.js";
+import { codedFailure } from "../../failure-codec.js";
 
 /**
  * Rooms: where the user's device and the service meet for one key-share operation of a threshold wallet
  * (the published client's OpenRoomResponse: `{roomId, serverKeygenIds, walletId}`). A room has a fresh
  * P-256 key (its keygen id is `serverKeygenIds[0]`; the private half sealed, bound to the room), the
  * operation's public parameters, and takes one contribution from the device: its shares or an imported key,
- * each encrypted to the room's key (src/crypto/keygen-envelope.ts). The wallet actor then runs the operation
- * with the room's id only, so no Temporal history holds anything that opens a share; the result (the
- * device's new shares encrypted to its keygen ids, a signature, an export envelope) is written back into the
- * room for the device to read. Rooms last ten minutes and serve once.
+ * each encrypted to the room's key (src/crypto/keygen-envelope.ts). Signatures and new wallets run in the
+ * request's own transaction; refresh, reshare and export run on the wallet actor with the room's id only, so
+ * no Temporal history holds anything that opens a share. The result (the device's new shares encrypted to its
+ * keygen ids, a signature, an export envelope) is written back into the room for the device to read. Rooms
+ * last ten minutes and serve once.
  */
 
 export const ROOM_TTL_SECONDS = 600;
@@ -37,14 +40,43 @@ export async function openRoom(
 ): Promise<RoomRecord> {
   const id = randomUUID();
   const key = newKeygenKey();
-  await repo.deleteFinishedRooms(q, room.environmentId, room.userId, ROOM_KEEP_SECONDS);
   return repo.insertRoom(q, {
     ...room,
     id,
     serverKeygenId: key.keygenId,
     serverKeySealed: sealer.seal(key.privateJwk, roomKeyAad(id)),
     ttlSeconds: ROOM_TTL_SECONDS,
+    keepSeconds: ROOM_KEEP_SECONDS,
   });
+}
+
+/**
+ * Opens a keygen room for `userId`, unless the user already has one for the same device keygen ids (a retried
+ * createWaasAccount): then that room, which the caller answers again instead of making a second wallet.
+ */
+export async function openKeygenRoomOnce(
+  q: Queryable,
+  sealer: Sealer,
+  room: { environmentId: string; userId: string; walletId: string; request: Record<string, unknown> & { clientKeygenIds: string[] } },
+): Promise<RoomRecord> {
+  const id = randomUUID();
+  const key = newKeygenKey();
+  const inserted = await repo.insertKeygenRoomOnce(q, {
+    ...room,
+    id,
+    operation: "keygen",
+    serverKeygenId: key.keygenId,
+    serverKeySealed: sealer.seal(key.privateJwk, roomKeyAad(id)),
+    ttlSeconds: ROOM_TTL_SECONDS,
+    keepSeconds: ROOM_KEEP_SECONDS,
+  });
+  if (inserted) return inserted;
+  const first = await repo.findKeygenRoom(q, room.environmentId, room.userId, room.request.clientKeygenIds);
+  if (!first) throw conflict("room_closed", "the keygen room of these keygen ids is gone: make new keygen ids");
+  if (first.request.chain !== room.request.chain || first.request.scheme !== room.request.scheme) {
+    throw conflict("keygen_ids_used", "these client keygen ids made another wallet already: make new keygen ids");
+  }
+  return first;
 }
 
 /** The caller's room; another user's or another environment's is answered like one that does not exist. */
@@ -56,7 +88,9 @@ export async function userRoom(q: Queryable, environmentId: string, userId: stri
 
 /**
  * Takes the device's one contribution to an open room. A second post, a post after the room finished or
- * expired, answers 409 room_closed; of two concurrent posts exactly one is taken.
+ * expired, answers 409 room_closed; of two concurrent posts exactly one is taken. The same contribution
+ * posted again while the room still waits for its run on the actor (the first post answered 503) is that
+ * same post again (./contribution-retry.ts).
  */
 export async function takeContribution(q: Queryable, environmentId: string, userId: string, roomId: string, contribution: Record<string, unknown>): Promise<RoomRecord> {
   if (typeof contribution !== "object" || contribution === null || Array.isArray(contribution)) {
@@ -67,10 +101,11 @@ export async function takeContribution(q: Queryable, environmentId: string, user
   if (taken) return taken;
   const room = await userRoom(q, environmentId, userId, roomId);
   if (room.operation === "keygen") throw conflict("room_closed", "a keygen room takes no contribution: read its result");
+  if (isRetriedContribution(room, contribution)) return room;
   throw conflict("room_closed", room.status === "open" ? "the room has expired" : "the room has already taken its contribution");
 }
 
-/** Opens the parts the device encrypted to the room's key (activities only). */
+/** Opens the parts the device encrypted to the room's key (the operation that runs the room only). */
 export async function openRoomParts(q: Queryable, sealer: Sealer, room: RoomRecord, parts: { part: string; jwe: unknown }[]): Promise<Uint8Array[]> {
   for (const { part, jwe } of parts) if (typeof jwe !== "string") throw badRequest("invalid_contribution", `the contribution lacks ${part}`);
   // The room's key is read and unsealed once for all the parts.
@@ -80,5 +115,8 @@ export async function openRoomParts(q: Queryable, sealer: Sealer, room: RoomReco
   return Promise.all(parts.map(({ part, jwe }) => openFromKeygenId(key, roomPartLabel(room.id, part), jwe as string, part)));
 }
 
-/** The DomainError a failed room stands for. */
-export const errorOfRoom = (e: NonNullable<RoomRecord["error"]>) => new DomainError(e.kind as ErrorKind, e.code, e.message, e.payload as Record<string, unknown> | undefined);
+/** The DomainError a failed room stands for (stored by the actor as the failure codec decoded it). */
+export function errorOfRoom(e: NonNullable<RoomRecord["error"]>): DomainError {
+  const f = codedFailure(e);
+  return new DomainError(f.kind, f.code, f.message, f.payload);
+}

@@ -1,8 +1,10 @@
 import type { LookupAddress, LookupOptions } from "node:dns";
 import { isIP } from "node:net";
 import { Agent, request } from "undici";
-import { DESTINATION_REFUSED } from "./delivery-error.js";
 import { resolveDestination, type Destination, type DestinationRules, type ResolvedAddress } from "./destination-policy.js";
+
+/** The code of a request the destination policy refused at connect time: nothing was sent. */
+export const DESTINATION_REFUSED = "EDESTINATION_REFUSED";
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DomainError } from "../../../src/errors.js";
+import { DomainError } from "../../src/errors.js";
 import {
   checkWebhookUrl,
   classifyAddress,
@@ -7,7 +7,7 @@ import {
   resolveDestination,
   resolver,
   type DestinationRules,
-} from "../../../src/domain/webhooks/destination-policy.js";
+} from "../../src/net/destination-policy.js";
 
 const live: DestinationRules = { environmentName: "live", allowHosts: [], sandboxLoopback: true, protectedPorts: [] };
 const sandbox: DestinationRules = { ...live, environmentName: "sandbox" };

@@ -1,13 +1,14 @@
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
-import type { WebhookSettings } from "../../config.js";
-import { badRequest } from "../../errors.js";
+import type { WebhookSettings } from "../config.js";
+import { badRequest } from "../errors.js";
 
 /**
- * Where a webhook may send requests: the one destination policy of the service, applied when an endpoint's
- * URL is written (to the host as written) and again at every delivery, to the addresses the host resolves
- * to right then; the request then goes to exactly the address that was checked (see pinned-fetch.ts), so
- * a name that changes its answer between check and connect (DNS rebinding) cannot slip through.
+ * Where the service may send requests on a tenant's behalf (webhook endpoints, customers' backup URLs, an
+ * external JWKS or OAuth URL): the one destination policy of the service, applied when a URL is written (to
+ * the host as written) and again at every connection, to the addresses the host resolves to right then;
+ * the request then goes to exactly the address that was checked (see pinned-fetch.ts), so a name that
+ * changes its answer between check and connect (DNS rebinding) cannot slip through.
  *
  * - Public destinations (a global unicast address) are allowed everywhere; live also needs https.
  * - Every IANA special-purpose range is refused (private, loopback, link-local, CGNAT, TEST-NET,

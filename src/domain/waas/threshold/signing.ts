@@ -1,0 +1,115 @@
+import { base58 } from "@scure/base";
+import { bytesToHex, hexToBytes } from "@noble/curves/utils.js";
+import type { Sealer } from "../../../crypto/seal.js";
+import { signDigestWithShares } from "../../../crypto/threshold/ecdsa.js";
+import { frostAggregate, frostCommit, frostSignShare } from "../../../crypto/threshold/frost.js";
+import type { Queryable } from "../../../db/db.js";
+import { finishRoom, roomSecrets, setRoomCommitments } from "../../../db/repositories/waas-rooms.js";
+import { currentSet, lockCurrentSet, type ShareSetRecord } from "../../../db/repositories/waas-share-sets.js";
+import { thresholdWalletKey } from "../../../db/repositories/waas-threshold-wallets.js";
+import { badRequest, conflict, notFound, unprocessable } from "../../../errors.js";
+import { recordChange } from "../../audit/audit.js";
+import { signedSolanaTransaction } from "../sign-request-svm.js";
+import { signedEvmTransaction } from "../sign-request.js";
+import type { RoomRecord } from "./rooms.js";
+import { SERVER_HOLDER_INDEX, openServerShare, openShares, publicOf, roomAccess } from "./share-sets.js";
+
+/**
+ * Signing with a threshold wallet. EVM (ECDSA): no usable open threshold-ECDSA library exists
+ * (docs/decisions.md), so the server's share and the device's (sent into the room encrypted to its key) are
+ * combined in memory only, used and wiped. Solana (ed25519) signs with FROST (RFC 9591) and the key is never
+ * rebuilt: the server commits to its nonces when the room opens (commitSigningRound), the device answers with
+ * its commitments and signature shares, and signInRoom adds the server's share and aggregates.
+ *
+ * Signing runs in the caller's transaction and holds the room's share set FOR SHARE (lockCurrentSet) from
+ * the check to the commit: a refresh or reshare promoting a new set waits for the signatures in flight, and a
+ * signature that comes after the promotion finds its set retired (409 room_stale) and never uses it.
+ */
+
+const noncesAad = (roomId: string) => `waas-room-nonces:${roomId}`;
+
+const stale = () => conflict("room_stale", "the wallet's key shares changed after this room opened: open a new one");
+
+/** The room's set, locked for this transaction while it is the wallet's current one; 409 room_stale otherwise. */
+async function signingSet(t: Queryable, room: RoomRecord): Promise<ShareSetRecord> {
+  const setId = room.shareSetId ?? (await currentSet(t, room.environmentId, room.walletId!))?.id;
+  if (!setId) throw notFound("wallet");
+  const set = await lockCurrentSet(t, room.environmentId, room.walletId!, setId);
+  if (!set) throw stale();
+  return set;
+}
+
+/** FROST round 1 for the server: commitments published in the room, nonces sealed in it (once). */
+export async function commitSigningRound(t: Queryable, sealer: Sealer, room: RoomRecord): Promise<void> {
+  if (room.serverCommitments) return;
+  const set = await signingSet(t, room);
+  const { nonces, commitments } = frostCommit("ed25519", publicOf(set), await openServerShare(t, sealer, set));
+  await setRoomCommitments(t, room.environmentId, room.id, {
+    shareSetId: set.id,
+    commitments: { [SERVER_HOLDER_INDEX]: commitments },
+    noncesSealed: sealer.seal(nonces, noncesAad(room.id)),
+  });
+}
+
+/**
+ * Signs a contributed room's digest or message with its share set; the signature goes into the room, with
+ * its audit row and event, in the caller's transaction. A room already done is answered as it is.
+ */
+export async function signInRoom(t: Queryable, sealer: Sealer, room: RoomRecord): Promise<RoomRecord> {
+  if (room.status === "done") return room;
+  if (room.status !== "contributed") throw conflict("room_closed", "the room is not waiting to sign");
+  const set = await signingSet(t, room);
+  const result = room.request.scheme === "frost-ed25519" ? await frostSign(t, sealer, room, set) : await ecdsaSign(t, sealer, room, set);
+  const done = await finishRoom(t, room.environmentId, room.id, { result });
+  await recordChange(t, roomAccess(room), {
+    action: "waas_wallet.message_signed",
+    resourceType: "waas_wallet",
+    resourceId: room.walletId!,
+    after: { userId: room.userId, kind: room.request.kind, roomId: room.id },
+  });
+  return done;
+}
+
+const hexMap = (v: unknown, what: string): Record<number, string> => {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw badRequest("invalid_contribution", `${what} must map holder indexes to hex`);
+  const out: Record<number, string> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const i = Number(k);
+    if (!Number.isInteger(i) || i <= SERVER_HOLDER_INDEX || typeof x !== "string") throw badRequest("invalid_contribution", `${what}: holder ${k} cannot be given here`);
+    out[i] = x;
+  }
+  return out;
+};
+
+async function ecdsaSign(t: Queryable, sealer: Sealer, room: RoomRecord, set: ShareSetRecord) {
+  const digest = String(room.request.digest ?? "").replace(/^0x/, "");
+  if (!/^[0-9a-f]{64}$/i.test(digest)) throw unprocessable("invalid_digest", "a digest is 32 bytes of hex");
+  const shares = await openShares(t, sealer, set, room, set.threshold);
+  const sig = signDigestWithShares(publicOf(set), shares, hexToBytes(digest));
+  const serialized = room.request.serialized as `0x${string}` | undefined;
+  return {
+    signature: sig.signature,
+    r: sig.r,
+    s: sig.s,
+    v: 27 + sig.recovery,
+    recovery: sig.recovery,
+    ...(serialized ? { signedTransaction: signedEvmTransaction(serialized, { r: sig.r as `0x${string}`, s: sig.s as `0x${string}`, recovery: sig.recovery }) } : {}),
+  };
+}
+
+async function frostSign(t: Queryable, sealer: Sealer, room: RoomRecord, set: ShareSetRecord) {
+  const secrets = await roomSecrets(t, room.environmentId, room.id);
+  if (!secrets?.serverNoncesSealed || !room.serverCommitments) throw conflict("room_closed", "the room's nonces were used");
+  const message = hexToBytes(String(room.request.message ?? ""));
+  const deviceCommitments = hexMap(room.contribution?.commitments, "commitments");
+  const deviceShares = hexMap(room.contribution?.signatureShares, "signatureShares");
+  const commitments = { ...deviceCommitments, [SERVER_HOLDER_INDEX]: room.serverCommitments[String(SERVER_HOLDER_INDEX)]! };
+  if (Object.keys(commitments).length < set.threshold) throw unprocessable("not_enough_key_shares", `${set.threshold} signers are needed`);
+  const pub = publicOf(set);
+  const serverSigShare = frostSignShare("ed25519", pub, await openServerShare(t, sealer, set), sealer.open(secrets.serverNoncesSealed, noncesAad(room.id)), commitments, message);
+  const signature = frostAggregate("ed25519", pub, commitments, { ...deviceShares, [SERVER_HOLDER_INDEX]: serverSigShare }, message);
+  const serialized = room.request.serialized as string | undefined;
+  // A transaction is answered signed too: the wallet's address names its signature slot.
+  const signedTransaction = serialized ? signedSolanaTransaction(serialized, (await thresholdWalletKey(t, room.environmentId, room.walletId!)).address, signature) : undefined;
+  return { signature: base58.encode(signature), signatureHex: bytesToHex(signature), ...(signedTransaction ? { signedTransaction } : {}) };
+}

@@ -1,0 +1,68 @@
+import { randomUUID } from "node:crypto";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
+import { startTestApp, type TestApp } from "../support/app.js";
+import { call } from "../support/http.js";
+import { refused, sdkFor } from "../support/sdk-client.js";
+import { signInAs } from "../support/sessions.js";
+import { TestDevice, type RoomView } from "../support/waas-device.js";
+
+/**
+ * An export id is used once, by the export that happened: an export that failed (its room says why) frees its
+ * id, so the device can export under the same id again; one that finished keeps it (409 export_exists).
+ */
+
+let app: TestApp;
+let t: BootstrapResult;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  t = await app.bootstrap({ ownerEmail: `waas-export-retry-${randomUUID()}@example.com` });
+}, 60_000);
+afterAll(async () => {
+  await app?.stop();
+});
+
+it("frees the id of a failed export: the same id then exports once, and no more", async () => {
+  const s = await signInAs(app, t.environmentId);
+  const sdk = sdkFor(app.baseUrl, s.jwt);
+  const room = async (roomId: string) => (await call(app.baseUrl, "GET", `/sdk/${t.environmentId}/waas/rooms/${roomId}`, { token: s.jwt })).body as RoomView;
+  const contribute = (roomId: string, contribution: Record<string, unknown>) =>
+    call(app.baseUrl, "POST", `/sdk/${t.environmentId}/waas/rooms/${roomId}/contribution`, { token: s.jwt, body: { contribution } });
+  const device = new TestDevice("1234");
+  const created = await sdk.createWaasAccount({
+    environmentId: t.environmentId,
+    createWaasAccountRequest: { chain: "EVM" as never, clientKeygenIds: device.keygenIds(1), thresholdSignatureScheme: "TWO_OF_TWO" as never },
+  });
+  const made = await room(created.roomId);
+  await device.receive(made.result!.shareSet);
+  const walletId = created.walletId!;
+  const exportId = `exp-${randomUUID()}`;
+  const exportAgain = () => sdk.exportPrivateKey({ environmentId: t.environmentId, walletId, exportWaasWalletPrivateKeyRequest: { exportId } });
+
+  // The first try fails: the contribution lacks the one-time key. The room says so.
+  const first = await exportAgain();
+  const failed = await contribute(first.roomId, await device.sharesContribution(await room(first.roomId)));
+  expect(failed.status, failed.text).toBe(400);
+  expect(failed.body.code).toBe("invalid_export_key");
+  expect((await room(first.roomId)).status).toBe("failed");
+
+  // The same id again: a new room, and this time the export happens.
+  const second = await exportAgain();
+  expect(second.roomId).not.toBe(first.roomId);
+  const oneTime = TestDevice.exportKey();
+  const done = await contribute(second.roomId, { ...(await device.sharesContribution(await room(second.roomId))), exportKey: oneTime.publicJwk });
+  expect(done.status, done.text).toBe(200);
+  const exported = await oneTime.open(done.body.result.encryptedKey);
+  expect(privateKeyToAccount(`0x${exported.privateKey}`).address).toBe(made.result!.address);
+  // The failed room stays readable as it was.
+  expect((await room(first.roomId)).error?.code).toBe("invalid_export_key");
+
+  // An export that happened keeps its id.
+  const third = await refused(exportAgain());
+  expect(third.status).toBe(409);
+  expect(third.body.code).toBe("export_exists");
+  const exports = await app.db.one("SELECT count(*)::int AS n FROM events WHERE environment_id = $1 AND resource_id = $2 AND event_name = 'wallet.exported'", [t.environmentId, walletId]);
+  expect(exports.n).toBe(1);
+});

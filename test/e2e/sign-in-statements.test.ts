@@ -1,0 +1,98 @@
+import { randomUUID } from "node:crypto";
+import { decodeJwt } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
+import { startTestApp, type TestApp } from "../support/app.js";
+import { sdkFor } from "../support/sdk-client.js";
+import { evmProof, newEvmWallet } from "../support/wallet-proofs.js";
+
+/**
+ * What a wallet sign-in and a refresh cost Postgres, counted in statements (BEGIN and COMMIT included), not in time: a
+ * sign-in is the hottest write path, and a statement added to it costs every user. A change that adds one
+ * must change the number here and say why.
+ */
+
+let app: TestApp;
+let tenant: BootstrapResult;
+beforeAll(async () => {
+  // No outbox dispatcher: its polling would be counted with the sign-in.
+  app = await startTestApp({}, { dispatcher: false });
+  tenant = await app.bootstrap({ ownerEmail: `sign-in-statements-${randomUUID()}@example.com` });
+}, 60_000);
+afterAll(() => app?.stop());
+
+const sdk = () => sdkFor(app.baseUrl);
+
+/** The statements `work` sends to Postgres from this process (pg-promise's query event). */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const options = app.db.$config.options as { query?: (e: { query: unknown }) => void };
+  const before = options.query;
+  options.query = (e) => void seen.push(String(e.query).replace(/\s+/g, " ").slice(0, 120));
+  try {
+    await work();
+  } finally {
+    options.query = before;
+  }
+  return seen;
+}
+
+let lastJwt = "";
+async function signIn(wallet: ReturnType<typeof newEvmWallet>) {
+  const nonce = (await sdk().getNonce({ environmentId: tenant.environmentId })).nonce!;
+  const verifyRequest = await evmProof(wallet, nonce);
+  return statementsOf(async () => (lastJwt = (await sdk().verify({ environmentId: tenant.environmentId, verifyRequest })).jwt!));
+}
+
+describe("statements of a wallet sign-in", () => {
+  it("runs a fixed number for a new wallet and for a returning one", async () => {
+    // Warm the process caches (signing keys, session policy, environment) with another wallet first.
+    await signIn(newEvmWallet());
+    await signIn(newEvmWallet());
+    const wallet = newEvmWallet();
+    const created = await signIn(wallet);
+    const returning = await signIn(wallet);
+    // Outside the transaction: the environment's rules with its origins, the credential's owner, the
+    // allowlists. Inside: the new user and their wallet, the visit with the read of the user, the session,
+    // and every audit row and event in one statement.
+    expect(created, created.join("\n")).toHaveLength(10);
+    expect(returning, returning.join("\n")).toHaveLength(8);
+  });
+
+  it("refreshes in one statement: the rotation of the refresh generation with the read of the user", async () => {
+    await signIn(newEvmWallet());
+    // The first call of a session asks Postgres whether it is live (the store learns it then): not a refresh's cost.
+    await sdkFor(app.baseUrl, lastJwt).sessionCheck({ environmentId: tenant.environmentId });
+    const refreshed = await statementsOf(() => sdkFor(app.baseUrl, lastJwt).refreshAuth({ environmentId: tenant.environmentId }));
+    expect(refreshed, refreshed.join("\n")).toHaveLength(1);
+  });
+});
+
+describe("a returning user's visit", () => {
+  it("is recorded, and a sign-in of the same user a moment later does not wait on the user's row", async () => {
+    const wallet = newEvmWallet();
+    await signIn(wallet);
+    const userId = decodeJwt(lastJwt).sub!;
+    const visited = async () => (await app.db.one("SELECT last_visit FROM users WHERE environment_id = $1 AND id = $2", [tenant.environmentId, userId])).last_visit as Date | null;
+    expect(await visited()).not.toBeNull();
+    // Another transaction holds the user's row (as a concurrent sign-in writing its visit does until it commits).
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((r) => (locked = r));
+    const holder = app.db.tx(async (t) => {
+      await t.one("SELECT id FROM users WHERE environment_id = $1 AND id = $2 FOR NO KEY UPDATE", [tenant.environmentId, userId]);
+      locked();
+      await released;
+    });
+    await lockTaken;
+    try {
+      // Within 30 seconds: the visit is not written again, so the sign-in answers while the row is held.
+      const outcome = await Promise.race([signIn(wallet).then(() => "signed in"), new Promise((r) => setTimeout(() => r("waited on the row"), 5_000))]);
+      expect(outcome).toBe("signed in");
+    } finally {
+      release();
+      await holder;
+    }
+  });
+});
