@@ -97,12 +97,13 @@ describe("startEmbeddedPostgres", () => {
   it("starts over a postmaster.pid whose process is a zombie nobody reaps", async () => {
     // kill -9 of a whole process group leaves the postmaster a zombie until PID 1 reaps it, and a
     // container's PID 1 may never do so: signal 0 still answers for it. Here a parent that never reaps
-    // (`sleep`, exec'd by the shell that started the child) holds one, running as Postgres's user.
-    const holder = spawn("bash", ["-c", "sleep 0 & echo $!; exec sleep 60"], { ...postgresUserIds(), stdio: ["ignore", "pipe", "ignore"] });
+    // (`sleep`, exec'd by the shell that started the child) holds one, running as Postgres's user. The child
+    // outlives the exec by a second: one that ended first would be reaped by the shell itself.
+    const holder = spawn("bash", ["-c", "sleep 1 & echo $!; exec sleep 60"], { ...postgresUserIds(), stdio: ["ignore", "pipe", "ignore"] });
     try {
       const zombie = Number(await new Promise<string>((resolve) => holder.stdout!.once("data", (d: Buffer) => resolve(d.toString().trim()))));
       const stateOf = () => readFileSync(`/proc/${zombie}/stat`, "utf8").split(") ")[1]?.[0];
-      await waitFor(`process ${zombie} a zombie`, stateOf, { until: (state) => state === "Z", timeoutMs: 2_500, intervalMs: 50 });
+      await waitFor(`process ${zombie} a zombie`, stateOf, { until: (state) => state === "Z", timeoutMs: 10_000, intervalMs: 50 });
       const pidFile = path.join(dataDir, "postgres", "postmaster.pid");
       await writeFile(pidFile, `${zombie}\n${path.join(dataDir, "postgres")}\n1700000000\n5432\n\n127.0.0.1\n  1  2\nready\n`);
       const pg = await startEmbeddedPostgres({ dataDir, port: await findFreePort(), database: "sigil_probe" });
