@@ -66,3 +66,42 @@ it("frees the id of a failed export: the same id then exports once, and no more"
   const exports = await app.db.one("SELECT count(*)::int AS n FROM events WHERE environment_id = $1 AND resource_id = $2 AND event_name = 'wallet.exported'", [t.environmentId, walletId]);
   expect(exports.n).toBe(1);
 });
+
+it("answers a retried post of a finished room's contribution with its outcome; another part is still refused", async () => {
+  // A device whose post got no answer (a 503, a cut connection) posts it again; the room may have finished
+  // meanwhile (the worker's reconciler runs rooms left waiting): the same post answers what the room became.
+  const s = await signInAs(app, t.environmentId);
+  const sdk = sdkFor(app.baseUrl, s.jwt);
+  const room = async (roomId: string) => (await call(app.baseUrl, "GET", `/sdk/${t.environmentId}/waas/rooms/${roomId}`, { token: s.jwt })).body as RoomView;
+  const contribute = (roomId: string, contribution: Record<string, unknown>) =>
+    call(app.baseUrl, "POST", `/sdk/${t.environmentId}/waas/rooms/${roomId}/contribution`, { token: s.jwt, body: { contribution } });
+  const device = new TestDevice("1234");
+  const created = await sdk.createWaasAccount({
+    environmentId: t.environmentId,
+    createWaasAccountRequest: { chain: "EVM" as never, clientKeygenIds: device.keygenIds(1), thresholdSignatureScheme: "TWO_OF_TWO" as never },
+  });
+  await device.receive((await room(created.roomId)).result!.shareSet);
+  const walletId = created.walletId!;
+
+  const refresh = await sdk.refreshKeyShares({ environmentId: t.environmentId, walletId });
+  const part = await device.sharesContribution(await room(refresh.roomId));
+  const first = await contribute(refresh.roomId, part);
+  expect(first.status, first.text).toBe(200);
+  const again = await contribute(refresh.roomId, part);
+  expect(again.status, again.text).toBe(200);
+  expect(again.body.status).toBe("done");
+  expect(again.body.result).toEqual(first.body.result);
+  // One refresh happened: the wallet is at epoch 2, not 3.
+  expect(again.body.result.shareSet.epoch ?? again.body.result.epoch).toBe(2);
+  const other = await contribute(refresh.roomId, { ...part, extra: "x" });
+  expect(other.status, other.text).toBe(409);
+  expect(other.body.code).toBe("room_closed");
+
+  // A failed room answers its failure again.
+  const exp = await sdk.exportPrivateKey({ environmentId: t.environmentId, walletId, exportWaasWalletPrivateKeyRequest: { exportId: `exp-${randomUUID()}` } });
+  const noKey = await device.sharesContribution(await room(exp.roomId));
+  expect((await contribute(exp.roomId, noKey)).body.code).toBe("invalid_export_key");
+  const retried = await contribute(exp.roomId, noKey);
+  expect(retried.status, retried.text).toBe(400);
+  expect(retried.body.code).toBe("invalid_export_key");
+});

@@ -3,12 +3,16 @@ import type { RoomRecord } from "../../../db/repositories/waas-rooms.js";
 /**
  * A device whose contribution was taken but whose room's run never reached the wallet's actor got 503
  * "retry". Its retry posts the same contribution again: that is the same post, and the run is submitted again
- * (the Update id names the room, so a run already under way is joined, never repeated). Only rooms still
- * waiting for their run on the actor qualify; anything else posted to a room that took its part is 409.
+ * (the Update id names the room, so a run already under way is joined, never repeated). The run may have
+ * finished meanwhile (the worker's reconciler hands such rooms to the actor again): the same post then
+ * answers the room's outcome. Only rooms run on the actor qualify; anything else posted to a room that took
+ * its part is 409.
  */
 export function isRetriedContribution(room: RoomRecord, contribution: Record<string, unknown>): boolean {
-  return room.status === "contributed" && RUN_ON_ACTOR.has(room.operation) && canonical(room.contribution) === canonical(contribution);
+  return RETRIED_STATUSES.has(room.status) && RUN_ON_ACTOR.has(room.operation) && canonical(room.contribution) === canonical(contribution);
 }
+
+const RETRIED_STATUSES = new Set<string>(["contributed", "done", "failed"]);
 
 const RUN_ON_ACTOR = new Set<string>(["refresh", "reshare", "export"]);
 

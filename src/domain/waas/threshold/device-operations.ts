@@ -293,7 +293,8 @@ export async function contribute(deps: RoomDeps, caller: WaasCaller, roomId: str
     },
   );
   if (!onActor) return room;
-  await run(deps, caller, room);
+  // A retried post of a room whose run already finished (./contribution-retry.ts) answers its outcome.
+  if (room.status === "contributed") await run(deps, caller, room);
   const done = await userRoom(deps.db, env, caller.principal.userId, roomId);
   if (done.error) throw errorOfRoom(done.error);
   return done;
