@@ -24,7 +24,8 @@ afterAll(async () => {
   await app?.stop();
 });
 
-it("frees the id of a failed export: the same id then exports once, and no more", async () => {
+/** A signed-in user with a new 2-of-2 EVM wallet whose device holds its share, and the room relay calls. */
+async function userWithWallet() {
   const s = await signInAs(app, t.environmentId);
   const sdk = sdkFor(app.baseUrl, s.jwt);
   const room = async (roomId: string) => (await call(app.baseUrl, "GET", `/sdk/${t.environmentId}/waas/rooms/${roomId}`, { token: s.jwt })).body as RoomView;
@@ -37,7 +38,11 @@ it("frees the id of a failed export: the same id then exports once, and no more"
   });
   const made = await room(created.roomId);
   await device.receive(made.result!.shareSet);
-  const walletId = created.walletId!;
+  return { sdk, room, contribute, device, made, walletId: created.walletId! };
+}
+
+it("frees the id of a failed export: the same id then exports once, and no more", async () => {
+  const { sdk, room, contribute, device, made, walletId } = await userWithWallet();
   const exportId = `exp-${randomUUID()}`;
   const exportAgain = () => sdk.exportPrivateKey({ environmentId: t.environmentId, walletId, exportWaasWalletPrivateKeyRequest: { exportId } });
 
@@ -70,18 +75,7 @@ it("frees the id of a failed export: the same id then exports once, and no more"
 it("answers a retried post of a finished room's contribution with its outcome; another part is still refused", async () => {
   // A device whose post got no answer (a 503, a cut connection) posts it again; the room may have finished
   // meanwhile (the worker's reconciler runs rooms left waiting): the same post answers what the room became.
-  const s = await signInAs(app, t.environmentId);
-  const sdk = sdkFor(app.baseUrl, s.jwt);
-  const room = async (roomId: string) => (await call(app.baseUrl, "GET", `/sdk/${t.environmentId}/waas/rooms/${roomId}`, { token: s.jwt })).body as RoomView;
-  const contribute = (roomId: string, contribution: Record<string, unknown>) =>
-    call(app.baseUrl, "POST", `/sdk/${t.environmentId}/waas/rooms/${roomId}/contribution`, { token: s.jwt, body: { contribution } });
-  const device = new TestDevice("1234");
-  const created = await sdk.createWaasAccount({
-    environmentId: t.environmentId,
-    createWaasAccountRequest: { chain: "EVM" as never, clientKeygenIds: device.keygenIds(1), thresholdSignatureScheme: "TWO_OF_TWO" as never },
-  });
-  await device.receive((await room(created.roomId)).result!.shareSet);
-  const walletId = created.walletId!;
+  const { sdk, room, contribute, device, walletId } = await userWithWallet();
 
   const refresh = await sdk.refreshKeyShares({ environmentId: t.environmentId, walletId });
   const part = await device.sharesContribution(await room(refresh.roomId));

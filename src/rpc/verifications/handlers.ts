@@ -17,7 +17,7 @@ export function registerVerifications(router: ConnectRouter, deps: Deps): void {
   const linked = async (channel: "email" | "sms", req: { verificationUuid: string; verificationToken: string }, ctx: HandlerContext) => {
     const env = publicEnvironmentOf(ctx);
     const { tokens, user } = await verifications.linkWithCode(deps, env, endUserOf(ctx), channel, req.verificationUuid, req.verificationToken, clientMetaOf(ctx));
-    // Nothing else is asked of the user after a verified address or number (MFA comes in a later issue).
+    // Linking adds a credential to a session that already passed its factors: the next view is always done.
     const { jwt, minifiedJwt, expiresAt, user: shown } = toSignIn(tokens, user);
     return { update: { jwt, minifiedJwt, expiresAt, user: shown, nextView: "done" } };
   };
