@@ -155,6 +155,10 @@ try {
     return new SignJWT({ ...claims, exp: claims.exp! - 1 - Math.floor(i / tokens.length) }).setProtectedHeader(decodeProtectedHeader(real) as { alg: string }).sign(key.key);
   });
   console.log(`seeded ${2 * SESSIONS} sessions, ${RETURNING} wallet users and ${COLD_TOKENS} tokens in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  // Statistics as autovacuum leaves them within its first minute of a deployment this size: a database
+  // analysed while empty plans for empty tables (see docs/benchmarks.md, 2026-11-27), which is not the
+  // steady state a rate is measured in.
+  await deps.db.none("ANALYZE");
 
   // --- the servers: the worker first (the api is ready only once a worker polls its task queue) ----------
   const worker = await startSigil("worker", port + 10, [], childEnv);

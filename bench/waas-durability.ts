@@ -63,6 +63,7 @@ if (write) {
     "an EIP-191 message that viem recovers to the wallet's address, the old shares sign nothing after a finished",
     "refresh/reshare, exactly one `wallet.exported` event and one export room per export id whose key decrypts to",
     "the wallet's, exactly one backup row per (epoch, holder, location).",
+    "",
     "Signatures and new wallets are made in the api's own requests (no workflow): their trials kill the api",
     "instead, at the same kind of random moment; the device retries what got no answer (a signing room still open",
     "takes the same part again, createWaasAccount is sent again with the same keygen ids). After each: no room left",

@@ -164,6 +164,8 @@ try {
   // One after the other: a cold api's pool opening connections for every client at once can pass its connect timeout.
   for (const c of clients) (c.wallets.EVM = await createWallet(c, "EVM")), (c.wallets.SVM = await createWallet(c, "SVM"));
   console.log(`${clients.length} users with an EVM and a Solana wallet each in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  // Statistics as autovacuum leaves them within its first minute (bench/sessions.ts says why).
+  await deps.db.none("ANALYZE");
 
   // Warm-up, and the proof that what is measured is right: the signatures verify as plain ones.
   for (const c of clients) {

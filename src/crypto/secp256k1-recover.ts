@@ -1,10 +1,10 @@
-import { createRequire } from "node:module";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { hexToBytes, keccak256, type Hex } from "viem";
+import { libsecp256k1 } from "./libsecp256k1.js";
 
 /**
- * Public-key recovery on secp256k1 (the check behind an EVM wallet's signature): libsecp256k1 through the
- * `secp256k1` package's prebuilt N-API binary, about 25 times faster than noble's pure JS (~90 µs against
+ * Public-key recovery on secp256k1 (the check behind an EVM wallet's signature): libsecp256k1
+ * (./libsecp256k1.ts), about 25 times faster than noble's pure JS (~90 µs against
  * ~2.3 ms a recovery on the reference box), which made it a third of a wallet sign-in's CPU. Where no
  * prebuilt binary fits the platform (its tarball carries linux-x64, darwin-arm64 and win32-x64), noble
  * recovers instead: the same answers, slower. Both accept and refuse the same signatures (r and s in
@@ -14,26 +14,15 @@ import { hexToBytes, keccak256, type Hex } from "viem";
 
 type Recover = (compact: Uint8Array, recoveryBit: 0 | 1, digest: Uint8Array) => Uint8Array;
 
-/** The package's native entry (its main module would fall back to a pure-JS curve of its own; this one throws). */
-interface NativeSecp256k1 {
-  ecdsaRecover(signature: Uint8Array, recid: number, message32: Uint8Array, compressed?: boolean): Uint8Array;
-}
-
 const N = secp256k1.Point.CURVE().n;
 
 const nobleRecover: Recover = (compact, recoveryBit, digest) =>
   secp256k1.Signature.fromBytes(compact, "compact").addRecoveryBit(recoveryBit).recoverPublicKey(digest).toBytes(false);
 
-function loadRecover(): { backend: "libsecp256k1" | "noble"; recover: Recover } {
-  try {
-    const native = createRequire(import.meta.url)("secp256k1/bindings.js") as NativeSecp256k1;
-    return { backend: "libsecp256k1", recover: (compact, recoveryBit, digest) => native.ecdsaRecover(compact, recoveryBit, digest, false) };
-  } catch {
-    return { backend: "noble", recover: nobleRecover };
-  }
-}
-
-const loaded = loadRecover();
+const native = libsecp256k1;
+const loaded: { backend: "libsecp256k1" | "noble"; recover: Recover } = native
+  ? { backend: "libsecp256k1", recover: (compact, recoveryBit, digest) => native.ecdsaRecover(compact, recoveryBit, digest, false) }
+  : { backend: "noble", recover: nobleRecover };
 
 /** Which implementation recovers in this process (the bench reports it). */
 export const secp256k1Backend = loaded.backend;

@@ -133,6 +133,19 @@ describe("refresh and revoke", () => {
     expect(Math.floor(row.expires_at.getTime() / 1000)).toBe(r.expiresAt);
   });
 
+  it("a session's answers carry the user as the client's SdkUser has it, without the user's other sessions; GET user still lists them", async () => {
+    const email = `many-sessions-${Date.now()}@example.com`;
+    const first = await signInAs(app, t.environmentId, email);
+    await signInAs(app, t.environmentId, email);
+    const refreshed = await call(app.baseUrl, "POST", `/sdk/${t.environmentId}/refresh`, { token: first.jwt });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.user.id).toBe(first.userId);
+    expect(refreshed.body.user.verifiedCredentials.map((c: { email?: string }) => c.email)).toEqual([email]);
+    expect(refreshed.body.user).not.toHaveProperty("sessions");
+    const read = await call(app.baseUrl, "GET", `/environments/${t.environmentId}/users/${first.userId}`, { token: t.token });
+    expect(read.body.user.sessions).toHaveLength(2);
+  });
+
   it("revokeSession ends the session at once on every api process; a revoked session cannot refresh", async () => {
     const s = await signInAs(app, t.environmentId);
     // Both processes have verified (and remembered) the token.

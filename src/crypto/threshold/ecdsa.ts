@@ -1,5 +1,6 @@
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { badRequest } from "../../errors.js";
+import { libsecp256k1 } from "../libsecp256k1.js";
 import { combineShares, type KeyShare, type ShareSetPublic } from "./shares.js";
 
 /**
@@ -27,11 +28,20 @@ export function signDigestWithShares(
   try {
     // The digest is already the hash (keccak256 for EVM): no prehash. Deterministic nonces (RFC 6979) and
     // low-s (EIP-2) are noble's defaults; said here so that a change of defaults cannot slip through.
-    raw = secp256k1.sign(digest, key, { prehash: false, lowS: true, format: "recovered" });
-    const sig = secp256k1.Signature.fromBytes(raw, "recovered");
-    const r = sig.r.toString(16).padStart(64, "0");
-    const s = sig.s.toString(16).padStart(64, "0");
-    const recovery = sig.recovery!;
+    // libsecp256k1 signs the same way (RFC 6979, low s) and gives the same bytes, 20 times faster; noble
+    // where the native binary is missing.
+    let recovery: number;
+    if (libsecp256k1) {
+      const made = libsecp256k1.ecdsaSign(digest, key);
+      raw = made.signature;
+      recovery = made.recid;
+    } else {
+      const recovered = secp256k1.sign(digest, key, { prehash: false, lowS: true, format: "recovered" });
+      recovery = secp256k1.Signature.fromBytes(recovered, "recovered").recovery!;
+      raw = recovered.subarray(1);
+    }
+    const r = Buffer.from(raw.subarray(0, 32)).toString("hex");
+    const s = Buffer.from(raw.subarray(32, 64)).toString("hex");
     const v = (27 + recovery).toString(16).padStart(2, "0");
     return { r: `0x${r}`, s: `0x${s}`, recovery, signature: `0x${r}${s}${v}` };
   } finally {

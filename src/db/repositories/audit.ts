@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Queryable } from "../db.js";
+import { prepared, type Queryable } from "../db.js";
 import { EVENTS_CHANNEL, type NewEvent } from "./events.js";
 
 export interface AuditRecord {
@@ -33,6 +33,23 @@ export async function insertAudit(q: Queryable, a: NewAuditRecord): Promise<stri
   );
   return id;
 }
+
+const INSERT_AUDITS_WITH_EVENTS = prepared(
+  "insert-audits-with-events",
+  `WITH a AS (
+       INSERT INTO audit_log (id, organization_id, environment_id, actor_token_id, actor_member_id, actor_account_id, action,
+         resource_type, resource_id, changes, request_id, actor_user_id)
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, organization_id uuid, environment_id uuid, actor_token_id uuid,
+         actor_member_id uuid, actor_account_id uuid, action text, resource_type text, resource_id text, changes jsonb, request_id text,
+         actor_user_id uuid)
+     ), e AS (
+       INSERT INTO events (id, environment_id, organization_id, event_name, source, user_id, resource_type, resource_id, data, audit_id)
+       SELECT * FROM jsonb_to_recordset($2::jsonb) AS y(id uuid, environment_id uuid, organization_id uuid, event_name text, source text,
+         user_id uuid, resource_type text, resource_id text, data jsonb, audit_id uuid)
+       RETURNING environment_id
+     )
+     SELECT pg_notify($3, environment_id::text) FROM (SELECT DISTINCT environment_id FROM e) n`,
+);
 
 /**
  * Several audit rows, each with its outbox event when it has one, in one statement (one round trip for a
@@ -73,22 +90,7 @@ export async function insertAuditsWithEvents(q: Queryable, rows: { audit: NewAud
         audit_id: id,
       });
   }
-  await q.any(
-    `WITH a AS (
-       INSERT INTO audit_log (id, organization_id, environment_id, actor_token_id, actor_member_id, actor_account_id, action,
-         resource_type, resource_id, changes, request_id, actor_user_id)
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, organization_id uuid, environment_id uuid, actor_token_id uuid,
-         actor_member_id uuid, actor_account_id uuid, action text, resource_type text, resource_id text, changes jsonb, request_id text,
-         actor_user_id uuid)
-     ), e AS (
-       INSERT INTO events (id, environment_id, organization_id, event_name, source, user_id, resource_type, resource_id, data, audit_id)
-       SELECT * FROM jsonb_to_recordset($2::jsonb) AS y(id uuid, environment_id uuid, organization_id uuid, event_name text, source text,
-         user_id uuid, resource_type text, resource_id text, data jsonb, audit_id uuid)
-       RETURNING environment_id
-     )
-     SELECT pg_notify($3, environment_id::text) FROM (SELECT DISTINCT environment_id FROM e) n`,
-    [JSON.stringify(audits), JSON.stringify(events), EVENTS_CHANNEL],
-  );
+  await q.any(INSERT_AUDITS_WITH_EVENTS([JSON.stringify(audits), JSON.stringify(events), EVENTS_CHANNEL]));
 }
 
 /** Newest first, keyset-paginated by (created_at, id) so deep pages stay cheap. */

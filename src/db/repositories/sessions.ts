@@ -1,4 +1,4 @@
-import type { Queryable } from "../db.js";
+import { prepared, type Queryable } from "../db.js";
 
 /** End-user sessions as sign-in, refresh and revoke see them (the user's session list is in users.ts). */
 export interface LiveSession {
@@ -34,18 +34,20 @@ export async function insertSession(
   );
 }
 
+const FIND_LIVE_SESSION = prepared(
+  "find-live-session",
+  `SELECT s.id, s.user_id, s.expires_at, s.scope FROM sessions s
+     JOIN users u ON u.environment_id = $1 AND u.id = $2 AND u.deleted_at IS NULL
+     WHERE s.environment_id = $1 AND s.user_id = $2 AND s.id = $3 AND s.revoked_at IS NULL`,
+);
+
 /**
  * The session when it is live: not revoked, the user's, and the user still there (a deleted user's sessions
  * are revoked; a user deleted for good takes its rows along). Null otherwise. This is the source of truth
  * behind the store's revocation markers (src/domain/sessions/revocation.ts).
  */
 export async function findLiveSession(q: Queryable, environmentId: string, userId: string, sessionId: string): Promise<LiveSession | null> {
-  const row = await q.oneOrNone(
-    `SELECT s.id, s.user_id, s.expires_at, s.scope FROM sessions s
-     JOIN users u ON u.environment_id = s.environment_id AND u.id = s.user_id AND u.deleted_at IS NULL
-     WHERE s.environment_id = $1 AND s.user_id = $2 AND s.id = $3 AND s.revoked_at IS NULL`,
-    [environmentId, userId, sessionId],
-  );
+  const row = await q.oneOrNone(FIND_LIVE_SESSION([environmentId, userId, sessionId]));
   return row ? toLive(row) : null;
 }
 
@@ -92,7 +94,7 @@ export const ROTATE_REFRESH = `UPDATE sessions s SET refresh_id = $5, refreshed_
        AND s.refresh_id IS NOT DISTINCT FROM $4::uuid
        AND s.created_at + make_interval(secs => $7) > now()
        AND (s.expires_at IS NULL OR s.expires_at > now())
-       AND u.environment_id = s.environment_id AND u.id = s.user_id AND u.deleted_at IS NULL
+       AND u.environment_id = $1 AND u.id = $2 AND u.deleted_at IS NULL
      RETURNING s.id, s.user_id, s.expires_at, s.scope`;
 
 export const rotateRefreshParams = (
@@ -116,7 +118,7 @@ export async function refreshRefusal(
     `SELECT s.created_at + make_interval(secs => $4) <= now() AS too_old,
             extract(epoch FROM now() - coalesce(s.refreshed_at, s.created_at))::float8 AS since
      FROM sessions s
-     JOIN users u ON u.environment_id = s.environment_id AND u.id = s.user_id AND u.deleted_at IS NULL
+     JOIN users u ON u.environment_id = $1 AND u.id = $2 AND u.deleted_at IS NULL
      WHERE s.environment_id = $1 AND s.user_id = $2 AND s.id = $3 AND s.revoked_at IS NULL`,
     [environmentId, userId, sessionId, maxAgeSeconds],
   );

@@ -1,46 +1,76 @@
-import type { Queryable } from "../db.js";
+import { prepared, type Queryable } from "../db.js";
 import { escapeLike, isUuid } from "../text-match.js";
 import { ROTATE_REFRESH, rotateRefreshParams, type LiveSession } from "./sessions.js";
 import { toUserMfaDevice, type UserMfaDeviceRecord } from "./user-mfa-devices.js";
 import { toCredential, toSession, toUser, type CredentialRecord, type SessionRecord, type UserRecord } from "./users.js";
 import { ADDITIONAL_ADDRESSES_JSON, toWallet, type WalletRecord } from "./wallets.js";
 
-export interface UserAggregateRecord {
+/**
+ * A user as a session's answer carries it (sign-in, refresh, renewal: the published client's SdkUser): the
+ * user with its credentials, live wallets and MFA devices. The user's other sessions are not part of it: the
+ * client's shape has no field for them, and a user signed in on many devices would pay for reading and
+ * sending the latest 50 on every sign-in and refresh (0.7 ms of Postgres a sign-in for a user with thousands).
+ */
+export interface SignedInUserRecord {
   user: UserRecord;
   credentials: CredentialRecord[];
   wallets: WalletRecord[];
-  sessions: SessionRecord[];
   mfaDevices: UserMfaDeviceRecord[];
+}
+
+/** The whole user resource (GET user and the users' own operations): with its latest 50 sessions. */
+export interface UserAggregateRecord extends SignedInUserRecord {
+  sessions: SessionRecord[];
 }
 
 /**
  * The columns of a user aggregate for the users row aliased `u`: the user with its credentials, live wallets
- * (with additional addresses), latest sessions and MFA devices, as JSON built by correlated subqueries, each
- * an index lookup by (environment_id, user_id): the read of one user (GET user and every user operation).
+ * (with additional addresses), latest sessions and MFA devices, as JSON built by subqueries, each an index
+ * lookup by (environment_id, user_id): the read of one user (GET user and every user operation). The
+ * subqueries name the environment and the user by the statement's parameters $1 and $2, not through `u`:
+ * with a constant the planner takes the (environment_id, user_id) index whatever its statistics say, where a
+ * correlation through a CTE's row let it pick an index on environment_id alone and filter every user of the
+ * environment while the tables were young (seen at 2-5 ms a sign-in before autovacuum's first ANALYZE).
  * A list page reads its children per page instead (userListStatement); test/db/user-list.test.ts holds the
  * two to the same records. Sealed OAuth tokens and TOTP secrets are left out.
  */
-const AGGREGATE_COLUMNS = `
+const SIGNED_IN_COLUMNS = `
     to_jsonb(u) AS u,
     (SELECT coalesce(jsonb_agg(to_jsonb(c) - 'oauth_access_token_sealed' - 'oauth_refresh_token_sealed' ORDER BY c.created_at, c.id), '[]')
        FROM verified_credentials c
-       WHERE c.environment_id = u.environment_id AND c.user_id = u.id AND c.deleted_at IS NULL) AS credentials,
+       WHERE c.environment_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL) AS credentials,
     (SELECT coalesce(jsonb_agg(to_jsonb(w) || jsonb_build_object('additional', ${ADDITIONAL_ADDRESSES_JSON}) ORDER BY w.created_at, w.id), '[]')
-       FROM wallets w WHERE w.environment_id = u.environment_id AND w.user_id = u.id AND w.deleted_at IS NULL) AS wallets,
-    (SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.created_at DESC), '[]')
-       FROM (SELECT * FROM sessions s WHERE s.environment_id = u.environment_id AND s.user_id = u.id
-             ORDER BY s.created_at DESC LIMIT 50) s) AS sessions,
+       FROM wallets w WHERE w.environment_id = $1 AND w.user_id = $2 AND w.deleted_at IS NULL) AS wallets,
     (SELECT coalesce(jsonb_agg(to_jsonb(d) - 'totp_secret_sealed' ORDER BY d.created_at, d.id), '[]')
-       FROM user_mfa_devices d WHERE d.environment_id = u.environment_id AND d.user_id = u.id) AS mfa_devices`;
+       FROM user_mfa_devices d WHERE d.environment_id = $1 AND d.user_id = $2) AS mfa_devices`;
 
-function toAggregate(row: Record<string, any>): UserAggregateRecord {
+const AGGREGATE_COLUMNS = `${SIGNED_IN_COLUMNS},
+    (SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.created_at DESC), '[]')
+       FROM (SELECT * FROM sessions s WHERE s.environment_id = $1 AND s.user_id = $2
+             ORDER BY s.created_at DESC LIMIT 50) s) AS sessions`;
+
+function toSignedInUser(row: Record<string, any>): SignedInUserRecord {
   return {
     user: toUser(row.u),
     credentials: row.credentials.map(toCredential),
     wallets: row.wallets.map(toWallet),
-    sessions: row.sessions.map(toSession),
     mfaDevices: row.mfa_devices.map(toUserMfaDevice),
   };
+}
+
+function toAggregate(row: Record<string, any>): UserAggregateRecord {
+  return { ...toSignedInUser(row), sessions: row.sessions.map(toSession) };
+}
+
+/** A live user as a session's answer carries it (renewal after a change), or null. */
+const FIND_SIGNED_IN_USER = prepared(
+  "find-signed-in-user",
+  `SELECT ${SIGNED_IN_COLUMNS} FROM users u WHERE u.environment_id = $1 AND u.id = $2 AND u.deleted_at IS NULL`,
+);
+
+export async function findSignedInUser(q: Queryable, environmentId: string, userId: string): Promise<SignedInUserRecord | null> {
+  const row = await q.oneOrNone(FIND_SIGNED_IN_USER([environmentId, userId]));
+  return row ? toSignedInUser(row) : null;
 }
 
 export async function findUserAggregate(q: Queryable, environmentId: string, userId: string): Promise<UserAggregateRecord | null> {
@@ -53,15 +83,15 @@ export async function findUserAggregate(q: Queryable, environmentId: string, use
 
 /**
  * A sign-in's visit (the credential used last when it is a stored one, last and first visit) and the user
- * aggregate as it is then, in one statement. Null when the user is not live. The visit is written at most
- * once in 30 seconds per user unless the credential changes: the UPDATE locks the user's row until the sign-in
- * commits, so concurrent sign-ins of one user (a returning wallet on several tabs or devices, a client
+ * as the session's answer carries it then, in one statement. Null when the user is not live. The visit is
+ * written at most once in 30 seconds per user unless the credential changes: the UPDATE locks the user's row
+ * until the sign-in commits, so concurrent sign-ins of one user (a returning wallet on several tabs or devices, a client
  * retrying) would otherwise queue behind each other's whole transaction; a row the WHERE does not match is
  * not locked, and the aggregate is then read as it is.
  */
-export async function recordVisitAndFindUser(q: Queryable, environmentId: string, userId: string, credentialId: string | null): Promise<UserAggregateRecord | null> {
-  const row = await q.oneOrNone(
-    `WITH visited AS (
+const RECORD_VISIT_AND_FIND_USER = prepared(
+  "record-visit-and-find-user",
+  `WITH visited AS (
        UPDATE users SET last_verified_credential_id = coalesce($3, last_verified_credential_id), last_visit = now(), first_visit = coalesce(first_visit, now())
        WHERE environment_id = $1 AND id = $2 AND deleted_at IS NULL
          AND (last_visit IS NULL OR last_visit < now() - interval '30 seconds'
@@ -71,34 +101,35 @@ export async function recordVisitAndFindUser(q: Queryable, environmentId: string
        SELECT * FROM visited
        UNION ALL
        SELECT * FROM users WHERE environment_id = $1 AND id = $2 AND deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM visited))
-     SELECT ${AGGREGATE_COLUMNS} FROM u`,
-    [environmentId, userId, credentialId],
-  );
-  return row ? toAggregate(row) : null;
+     SELECT ${SIGNED_IN_COLUMNS} FROM u`,
+);
+
+export async function recordVisitAndFindUser(q: Queryable, environmentId: string, userId: string, credentialId: string | null): Promise<SignedInUserRecord | null> {
+  const row = await q.oneOrNone(RECORD_VISIT_AND_FIND_USER([environmentId, userId, credentialId]));
+  return row ? toSignedInUser(row) : null;
 }
 
 /**
- * A refresh in one statement: rotateRefresh (sessions.ts) and the user aggregate as it is then. The
- * aggregate's subqueries see the session as it was before the rotation: its new expiry is put in here. Null
- * when nothing was rotated (ask refreshRefusal why).
+ * A refresh in one statement: rotateRefresh (sessions.ts) and the user as the session's answer carries it.
+ * Null when nothing was rotated (ask refreshRefusal why).
  */
+const ROTATE_REFRESH_AND_FIND_USER = prepared(
+  "rotate-refresh-and-find-user",
+  `WITH rotated AS (${ROTATE_REFRESH})
+     SELECT rotated.expires_at AS rotated_expires_at, rotated.scope AS rotated_scope, ${SIGNED_IN_COLUMNS}
+     FROM rotated JOIN users u ON u.environment_id = $1 AND u.id = $2 AND u.deleted_at IS NULL`,
+);
+
 export async function rotateRefreshAndFindUser(
   q: Queryable,
   environmentId: string,
   userId: string,
   sessionId: string,
   r: { presented: string | null; next: string; lifetimeSeconds: number; maxAgeSeconds: number },
-): Promise<{ session: LiveSession; user: UserAggregateRecord } | null> {
-  const row = await q.oneOrNone(
-    `WITH rotated AS (${ROTATE_REFRESH})
-     SELECT rotated.expires_at AS rotated_expires_at, rotated.scope AS rotated_scope, ${AGGREGATE_COLUMNS}
-     FROM rotated JOIN users u ON u.environment_id = $1 AND u.id = rotated.user_id AND u.deleted_at IS NULL`,
-    rotateRefreshParams(environmentId, userId, sessionId, r),
-  );
+): Promise<{ session: LiveSession; user: SignedInUserRecord } | null> {
+  const row = await q.oneOrNone(ROTATE_REFRESH_AND_FIND_USER(rotateRefreshParams(environmentId, userId, sessionId, r)));
   if (!row) return null;
-  const user = toAggregate(row);
-  for (const s of user.sessions) if (s.id === sessionId) s.expiresAt = row.rotated_expires_at;
-  return { session: { id: sessionId, userId, expiresAt: row.rotated_expires_at, scope: row.rotated_scope ?? null }, user };
+  return { session: { id: sessionId, userId, expiresAt: row.rotated_expires_at, scope: row.rotated_scope ?? null }, user: toSignedInUser(row) };
 }
 
 /** Filter columns of the user list: API name -> how it matches. */

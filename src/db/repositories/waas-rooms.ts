@@ -1,4 +1,4 @@
-import type { Queryable } from "../db.js";
+import { prepared, type Queryable } from "../db.js";
 
 /**
  * Rooms of threshold WaaS wallets (migration 033). Every function is scoped by environment; the room's
@@ -94,6 +94,14 @@ export async function findRoom(q: Queryable, environmentId: string, roomId: stri
   return q.oneOrNone(`SELECT ${COLUMNS} FROM waas_rooms WHERE environment_id = $1 AND id = $2`, [environmentId, roomId], (r) => (r ? toRoom(r) : null));
 }
 
+const TAKE_RESERVED_ROOM = prepared(
+  "take-reserved-room",
+  `UPDATE waas_rooms SET operation = $5, wallet_id = $4, request = request || $6, share_set_id = $7
+     WHERE environment_id = $1 AND user_id = $2 AND id = $3 AND operation = 'reserved' AND status = 'open' AND expires_at > now()
+       AND (wallet_id IS NULL OR wallet_id = $4)
+     RETURNING ${COLUMNS}`,
+);
+
 /**
  * Gives a reserved room (createRooms) its operation: only an open, unexpired room of this user, reserved for
  * this wallet or for none. Null when there is no such room.
@@ -105,23 +113,17 @@ export async function takeReservedRoom(
   roomId: string,
   op: { walletId: string; operation: RoomOperation; request: Record<string, unknown>; shareSetId: string | null },
 ): Promise<RoomRecord | null> {
-  return q.oneOrNone(
-    `UPDATE waas_rooms SET operation = $5, wallet_id = $4, request = request || $6, share_set_id = $7
-     WHERE environment_id = $1 AND user_id = $2 AND id = $3 AND operation = 'reserved' AND status = 'open' AND expires_at > now()
-       AND (wallet_id IS NULL OR wallet_id = $4)
-     RETURNING ${COLUMNS}`,
-    [environmentId, userId, roomId, op.walletId, op.operation, op.request, op.shareSetId],
-    (r) => (r ? toRoom(r) : null),
-  );
+  return q.oneOrNone(TAKE_RESERVED_ROOM([environmentId, userId, roomId, op.walletId, op.operation, op.request, op.shareSetId]), undefined, (r) => (r ? toRoom(r) : null));
 }
+
+const ROOM_SECRETS = prepared(
+  "room-secrets",
+  "SELECT server_key_sealed, server_nonces_sealed FROM waas_rooms WHERE environment_id = $1 AND id = $2",
+);
 
 /** The room's sealed private key and FROST nonces (the activities open them). */
 export async function roomSecrets(q: Queryable, environmentId: string, roomId: string): Promise<{ serverKeySealed: string; serverNoncesSealed: string | null } | null> {
-  return q.oneOrNone(
-    "SELECT server_key_sealed, server_nonces_sealed FROM waas_rooms WHERE environment_id = $1 AND id = $2",
-    [environmentId, roomId],
-    (r) => (r ? { serverKeySealed: r.server_key_sealed, serverNoncesSealed: r.server_nonces_sealed } : null),
-  );
+  return q.oneOrNone(ROOM_SECRETS([environmentId, roomId]), undefined, (r) => (r ? { serverKeySealed: r.server_key_sealed, serverNoncesSealed: r.server_nonces_sealed } : null));
 }
 
 /** The server's FROST round 1 for a signing room: its commitments (public) and nonces (sealed), once. */
@@ -139,18 +141,19 @@ export async function setRoomCommitments(
   return r.rowCount === 1;
 }
 
+const CONTRIBUTE_TO_ROOM = prepared(
+  "contribute-to-room",
+  `UPDATE waas_rooms SET status = 'contributed', contribution = $4, contributed_at = now()
+     WHERE environment_id = $1 AND user_id = $2 AND id = $3 AND status = 'open' AND expires_at > now()
+     RETURNING ${COLUMNS}`,
+);
+
 /**
  * Takes the device's one contribution: only an open, unexpired room of this user moves to 'contributed'.
  * Of two concurrent posts exactly one finds the room open.
  */
 export async function contribute(q: Queryable, environmentId: string, userId: string, roomId: string, contribution: Record<string, unknown>): Promise<RoomRecord | null> {
-  return q.oneOrNone(
-    `UPDATE waas_rooms SET status = 'contributed', contribution = $4, contributed_at = now()
-     WHERE environment_id = $1 AND user_id = $2 AND id = $3 AND status = 'open' AND expires_at > now()
-     RETURNING ${COLUMNS}`,
-    [environmentId, userId, roomId, contribution],
-    (r) => (r ? toRoom(r) : null),
-  );
+  return q.oneOrNone(CONTRIBUTE_TO_ROOM([environmentId, userId, roomId, contribution]), undefined, (r) => (r ? toRoom(r) : null));
 }
 
 /**
@@ -209,6 +212,16 @@ export async function countStaleRooms(q: Queryable, staleSeconds: number): Promi
   );
 }
 
+const FINISH_ROOM = prepared(
+  "finish-room",
+  `UPDATE waas_rooms SET status = CASE WHEN status IN ('done', 'failed') THEN status ELSE $3 END,
+       result = CASE WHEN status IN ('done', 'failed') THEN result ELSE $4 END,
+       error = CASE WHEN status IN ('done', 'failed') THEN error ELSE $5 END,
+       server_nonces_sealed = NULL
+     WHERE environment_id = $1 AND id = $2
+     RETURNING ${COLUMNS}`,
+);
+
 /** The operation's outcome; the nonces are cleared with it (a FROST nonce pair signs once). Idempotent. */
 export async function finishRoom(
   q: Queryable,
@@ -217,16 +230,7 @@ export async function finishRoom(
   outcome: { result: Record<string, unknown> } | { error: NonNullable<RoomRecord["error"]> },
 ): Promise<RoomRecord> {
   const done = "result" in outcome;
-  return q.one(
-    `UPDATE waas_rooms SET status = CASE WHEN status IN ('done', 'failed') THEN status ELSE $3 END,
-       result = CASE WHEN status IN ('done', 'failed') THEN result ELSE $4 END,
-       error = CASE WHEN status IN ('done', 'failed') THEN error ELSE $5 END,
-       server_nonces_sealed = NULL
-     WHERE environment_id = $1 AND id = $2
-     RETURNING ${COLUMNS}`,
-    [environmentId, roomId, done ? "done" : "failed", done ? outcome.result : null, done ? null : outcome.error],
-    toRoom,
-  );
+  return q.one(FINISH_ROOM([environmentId, roomId, done ? "done" : "failed", done ? outcome.result : null, done ? null : outcome.error]), undefined, toRoom);
 }
 
 function toRoom(r: Record<string, any>): RoomRecord {

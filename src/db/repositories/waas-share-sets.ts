@@ -1,4 +1,4 @@
-import type { Queryable } from "../db.js";
+import { prepared, type Queryable } from "../db.js";
 
 /**
  * Share sets of threshold WaaS wallets (migration 031): one row per epoch of a wallet's key, and one row per
@@ -172,6 +172,13 @@ export async function currentSet(q: Queryable, environmentId: string, walletId: 
   return row ? toSet(row) : null;
 }
 
+const USER_WALLET_CURRENT_SET = prepared(
+  "user-wallet-current-set",
+  `SELECT w.chain AS wallet_chain, w.address AS wallet_address, w.public_key AS wallet_public_key, ${SET_COLUMNS.replace(/(\w+)/g, "s.$1")}
+     FROM waas_wallets w JOIN waas_share_sets s ON s.wallet_id = w.id AND s.environment_id = w.environment_id AND s.status = 'current'
+     WHERE w.environment_id = $1 AND w.id = $2 AND w.user_id = $3 AND w.private_key_sealed IS NULL`,
+);
+
 /**
  * The user's threshold wallet (chain, address, public key) with its current set, in one statement; null for
  * another user's or environment's wallet, a whole-key wallet, or one without a current set.
@@ -182,14 +189,14 @@ export async function userWalletCurrentSet(
   userId: string,
   walletId: string,
 ): Promise<{ wallet: { chain: "EVM" | "SOL"; address: string; publicKey: string }; set: ShareSetRecord } | null> {
-  const row = await q.oneOrNone(
-    `SELECT w.chain AS wallet_chain, w.address AS wallet_address, w.public_key AS wallet_public_key, ${SET_COLUMNS.replace(/(\w+)/g, "s.$1")}
-     FROM waas_wallets w JOIN waas_share_sets s ON s.wallet_id = w.id AND s.environment_id = w.environment_id AND s.status = 'current'
-     WHERE w.environment_id = $1 AND w.id = $2 AND w.user_id = $3 AND w.private_key_sealed IS NULL`,
-    [environmentId, walletId, userId],
-  );
+  const row = await q.oneOrNone(USER_WALLET_CURRENT_SET([environmentId, walletId, userId]));
   return row ? { wallet: { chain: row.wallet_chain, address: row.wallet_address, publicKey: row.wallet_public_key }, set: toSet(row) } : null;
 }
+
+const LOCK_CURRENT_SET = prepared(
+  "lock-current-set",
+  `SELECT ${SET_COLUMNS} FROM waas_share_sets WHERE environment_id = $1 AND wallet_id = $2 AND id = $3 AND status = 'current' FOR SHARE`,
+);
 
 /**
  * The set, locked FOR SHARE while it is still the wallet's current one (null once a promotion retired it).
@@ -197,10 +204,7 @@ export async function userWalletCurrentSet(
  * for every signer holding it, and a signer arriving after the promotion finds the set retired.
  */
 export async function lockCurrentSet(q: Queryable, environmentId: string, walletId: string, setId: string): Promise<ShareSetRecord | null> {
-  const row = await q.oneOrNone(
-    `SELECT ${SET_COLUMNS} FROM waas_share_sets WHERE environment_id = $1 AND wallet_id = $2 AND id = $3 AND status = 'current' FOR SHARE`,
-    [environmentId, walletId, setId],
-  );
+  const row = await q.oneOrNone(LOCK_CURRENT_SET([environmentId, walletId, setId]));
   return row ? toSet(row) : null;
 }
 

@@ -1,19 +1,21 @@
-import type { Queryable } from "../db.js";
+import { prepared, type Queryable } from "../db.js";
 
 /**
  * SQL of the wallet sign-in flows that change who holds a credential (src/domain/wallet-sign-in): unlink,
  * transfer and merge. Every statement is scoped to the environment; the callers hold the users' locks.
  */
 
+const FIND_PROOF_RULES = prepared(
+  "find-proof-rules",
+  `SELECT e.settings, ARRAY(SELECT o.origin FROM origins o WHERE o.environment_id = e.id) AS origins FROM environments e WHERE e.id = $1`,
+);
+
 /**
  * What a wallet proof is checked against, in one read: the environment's stored settings (its chains) and
  * its origin patterns (the domains its sign-in messages may name). Null for an unknown environment.
  */
 export async function findProofRules(q: Queryable, environmentId: string): Promise<{ settings: Record<string, unknown>; origins: string[] } | null> {
-  const row = await q.oneOrNone(
-    `SELECT e.settings, ARRAY(SELECT o.origin FROM origins o WHERE o.environment_id = e.id) AS origins FROM environments e WHERE e.id = $1`,
-    [environmentId],
-  );
+  const row = await q.oneOrNone(FIND_PROOF_RULES([environmentId]));
   return row ? { settings: row.settings ?? {}, origins: row.origins } : null;
 }
 

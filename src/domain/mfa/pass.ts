@@ -1,4 +1,4 @@
-import type { UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import type { SignedInUserRecord } from "../../db/repositories/user-aggregate.js";
 import { audited } from "../audit/audit.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
@@ -20,7 +20,7 @@ export async function passSecondFactor(
   factor: { type: SecondFactor; deviceId: string | null },
   meta: ClientMeta,
   opts: { createMfaToken?: { singleUse?: boolean } } = {},
-): Promise<{ tokens: SessionTokens; user: UserAggregateRecord; mfaToken?: string }> {
+): Promise<{ tokens: SessionTokens; user: SignedInUserRecord; mfaToken?: string }> {
   const { tokens, user } = await audited(deps, endUserAccess(env, principal.userId, meta.requestId), async (t, record) => {
     const renewed = await renewSession(deps, principal, { secondFactorPassed: true, q: t });
     await record({

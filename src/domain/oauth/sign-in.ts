@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { badRequest, notFound } from "../../errors.js";
 import * as repo from "../../db/repositories/oauth.js";
-import type { UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import type { SignedInUserRecord } from "../../db/repositories/user-aggregate.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
 import type { ClientMeta } from "../sessions/service.js";
@@ -69,7 +69,7 @@ async function takeProof(deps: Deps, env: PublicEnvironment, providerType: strin
  * Keeps the issuer's tokens with the account, each sealed to the credential. The account is found in the
  * user the sign-in or link answered (it holds the account once either succeeded): no second lookup.
  */
-async function keepTokens(deps: Deps, env: PublicEnvironment, user: UserAggregateRecord, proof: OauthProof, tokens: IssuerTokens) {
+async function keepTokens(deps: Deps, env: PublicEnvironment, user: SignedInUserRecord, proof: OauthProof, tokens: IssuerTokens) {
   const { provider, accountId } = proof.credential;
   const account = user.credentials.find((c) => c.format === "oauth" && c.oauthProvider === provider && c.oauthAccountId === accountId);
   if (!account) return;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import * as repo from "../../db/repositories/passkeys.js";
-import type { UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import type { SignedInUserRecord } from "../../db/repositories/user-aggregate.js";
 import { DomainError, unprocessable } from "../../errors.js";
 import { audited } from "../audit/audit.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
@@ -56,7 +56,7 @@ export async function registerMfaPasskey(
   input: { deviceId: string; response: RegistrationResponseJSON },
   originHeader: string | null,
   meta: ClientMeta,
-): Promise<{ tokens: SessionTokens; user: UserAggregateRecord; mfaToken?: string }> {
+): Promise<{ tokens: SessionTokens; user: SignedInUserRecord; mfaToken?: string }> {
   const rp = await relyingPartyOf(deps, env.environmentId, originHeader);
   const { challenge, record: issued } = await takeChallenge(deps.store, env.environmentId, input.response.response.clientDataJSON, {
     purpose: "mfa-register",

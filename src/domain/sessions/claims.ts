@@ -1,4 +1,4 @@
-import type { UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import type { SignedInUserRecord } from "../../db/repositories/user-aggregate.js";
 import type { UserRecord } from "../../db/repositories/users.js";
 
 /**
@@ -6,7 +6,7 @@ import type { UserRecord } from "../../db/repositories/users.js";
  * carry what a relying party needs to know which wallets, e-mails, phones and accounts the user proved
  * (never an OAuth token or anything sealed).
  */
-export function credentialClaims(a: UserAggregateRecord): Record<string, unknown>[] {
+export function credentialClaims(a: SignedInUserRecord): Record<string, unknown>[] {
   const wallets = a.wallets.map((w) => ({
     id: w.credentialId,
     format: "blockchain",

@@ -1,4 +1,6 @@
-import { importPKCS8, importSPKI, type CryptoKey } from "jose";
+import { createPrivateKey, type KeyObject } from "node:crypto";
+import { importSPKI, type CryptoKey } from "jose";
+import type { JwsAlg } from "../../crypto/jws.js";
 import * as keys from "../../db/repositories/environment-keys.js";
 import type { Database } from "../../db/db.js";
 import type { Sealer } from "../../crypto/seal.js";
@@ -10,11 +12,18 @@ import { isUuid } from "../../db/text-match.js";
 import { ProcessCache } from "../../store/process-cache.js";
 import { mfaPolicyOf, type MfaPolicy } from "../mfa/policy.js";
 
-/** A key ready for jose: imported once per process, not per token. */
+/** A verification key ready for jose: imported once per process, not per token. */
 export interface ImportedKey {
   kid: string;
   alg: string;
   key: CryptoKey;
+}
+
+/** The environment's current private key, as node's crypto signs with it (src/crypto/jws.ts; jose takes it too). */
+export interface SigningKey {
+  kid: string;
+  alg: JwsAlg;
+  key: KeyObject;
 }
 
 /**
@@ -30,7 +39,7 @@ export interface TokenPolicy {
 }
 
 interface EnvironmentKeys {
-  signing: ImportedKey;
+  signing: SigningKey;
   policy: TokenPolicy;
   /** The published keys (current and retired-but-live), by kid. */
   verifying: Map<string, ImportedKey>;
@@ -57,7 +66,7 @@ export class Keyring {
   // Not Pick<Deps>: Deps holds the keyring, and the layer rules refuse the import circle.
   constructor(private readonly deps: { db: Database; sealer: Sealer }) {}
 
-  async signingKey(environmentId: string): Promise<ImportedKey> {
+  async signingKey(environmentId: string): Promise<SigningKey> {
     return (await this.keysOf(environmentId)).signing;
   }
 
@@ -95,7 +104,7 @@ export class Keyring {
     const verifying = new Map<string, ImportedKey>();
     for (const k of published) verifying.set(k.kid, { kid: k.kid, alg: k.alg, key: await importSPKI(k.publicKeyPem, k.alg) });
     const pem = this.deps.sealer.open(current.privateKeySealed, signingKeyAad(current.id));
-    const signing = { kid: current.kid, alg: current.alg, key: await importPKCS8(pem, current.alg) };
+    const signing: SigningKey = { kid: current.kid, alg: current.alg as JwsAlg, key: createPrivateKey(pem) };
     return { signing, verifying, policy: tokenPolicyOf(env.settings), loadedAt: Date.now() };
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import * as sessions from "../../db/repositories/sessions.js";
-import { rotateRefreshAndFindUser, type UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import { rotateRefreshAndFindUser, type SignedInUserRecord } from "../../db/repositories/user-aggregate.js";
 import { DomainError } from "../../errors.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
@@ -29,7 +29,7 @@ export async function refreshSession(
   env: PublicEnvironment,
   principal: EndUserPrincipal,
   requestId: string,
-): Promise<{ tokens: SessionTokens; user: UserAggregateRecord }> {
+): Promise<{ tokens: SessionTokens; user: SignedInUserRecord }> {
   const { environmentId, userId, sessionId } = principal;
   const policy = await deps.sessionKeys.policy(environmentId);
   const maxAgeSeconds = deps.config.sessionMaxAgeSeconds;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/db.js";
 import * as keys from "../../db/repositories/environment-keys.js";
 import * as sessions from "../../db/repositories/sessions.js";
-import { findUserAggregate, type UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import { findSignedInUser, type SignedInUserRecord } from "../../db/repositories/user-aggregate.js";
 import { DomainError } from "../../errors.js";
 import { audited } from "../audit/audit.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
@@ -40,7 +40,7 @@ export function endUserAccess(env: PublicEnvironment, userId: string, requestId:
 
 export async function sign(
   deps: Pick<Deps, "sessionKeys">,
-  user: UserAggregateRecord,
+  user: SignedInUserRecord,
   session: { sessionId: string; expiresAt: number; scope: string; refreshId: string | undefined },
   collected: Set<string>,
 ): Promise<SessionTokens> {
@@ -61,7 +61,7 @@ export async function sign(
 export async function openSession(
   deps: Pick<Deps, "sessionKeys" | "config">,
   t: Queryable,
-  user: UserAggregateRecord,
+  user: SignedInUserRecord,
   meta: ClientMeta,
   scope: string = BASE_SCOPE,
   opts: { secondFactorPending?: boolean; firstFactor?: { kind: string; id: string | null } } = {},
@@ -97,7 +97,7 @@ export async function renewSession(
   deps: Pick<Deps, "db" | "sessionKeys">,
   principal: EndUserPrincipal,
   opts: { secondFactorPassed?: boolean; q?: Queryable } = {},
-): Promise<{ tokens: SessionTokens; user: UserAggregateRecord }> {
+): Promise<{ tokens: SessionTokens; user: SignedInUserRecord }> {
   const { environmentId, userId, sessionId } = principal;
   const q = opts.q ?? deps.db;
   // No second look at the store's revocation marker: authentication has just checked it, and the row's
@@ -110,7 +110,7 @@ export async function renewSession(
       ? await sessions.completeSecondFactor(q, environmentId, userId, sessionId)
       : await sessions.findLiveSession(q, environmentId, userId, sessionId));
   if (!live) throw invalidSession("the session has been revoked or has expired");
-  const user = await findUserAggregate(q, environmentId, userId);
+  const user = await findSignedInUser(q, environmentId, userId);
   if (!user) throw invalidSession("the session's user no longer exists");
   const session = { sessionId, expiresAt: principal.expiresAt, scope: live.scope ?? BASE_SCOPE, refreshId: principal.refreshId };
   return { tokens: await sign(deps, user, session, policy.collected), user };

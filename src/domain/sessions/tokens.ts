@@ -1,4 +1,5 @@
-import { SignJWT, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
+import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
+import { signCompactJws } from "../../crypto/jws.js";
 import { DomainError } from "../../errors.js";
 import type { Keyring } from "./keyring.js";
 
@@ -56,14 +57,9 @@ export async function signSessionTokens(
 ): Promise<{ jwt: string; minifiedJwt: string }> {
   const key = await keyring.signingKey(session.environmentId);
   const base = { sid: session.sessionId, environment_id: session.environmentId, scope: content.scope, ...(session.refreshId ? { refresh_id: session.refreshId } : {}) };
-  const sign = (claims: JWTPayload) =>
-    new SignJWT(claims)
-      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: "JWT" })
-      .setIssuer(issuerOf(session.environmentId))
-      .setSubject(session.userId)
-      .setIssuedAt()
-      .setExpirationTime(session.expiresAt)
-      .sign(key.key);
+  const header = { alg: key.alg, kid: key.kid, typ: "JWT" } as const;
+  const registered = { iss: issuerOf(session.environmentId), sub: session.userId, iat: Math.floor(Date.now() / 1000), exp: session.expiresAt };
+  const sign = (claims: Record<string, unknown>) => signCompactJws(header, { ...claims, ...registered }, key.key);
   const [jwt, minifiedJwt] = await Promise.all([sign({ ...content.profile, ...base, verified_credentials: content.verifiedCredentials }), sign(base)]);
   return { jwt, minifiedJwt };
 }

@@ -1,4 +1,4 @@
-import { recordVisitAndFindUser, type UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import { recordVisitAndFindUser, type SignedInUserRecord } from "../../db/repositories/user-aggregate.js";
 import * as signIn from "../../db/repositories/sign-in.js";
 import * as users from "../../db/repositories/users.js";
 import { DomainError, unprocessable } from "../../errors.js";
@@ -17,7 +17,7 @@ import { checkSignInPolicy } from "./policy.js";
 
 /** What every sign-in method answers: the user, whether this sign-in created them, the session's tokens. */
 export interface SignInResult {
-  user: UserAggregateRecord;
+  user: SignedInUserRecord;
   newUser: boolean;
   tokens: SessionTokens;
 }
@@ -101,7 +101,7 @@ export async function linkCredential(
   principal: EndUserPrincipal,
   credential: ProvenCredential,
   meta: ClientMeta,
-): Promise<{ user: UserAggregateRecord; tokens: SessionTokens }> {
+): Promise<{ user: SignedInUserRecord; tokens: SessionTokens }> {
   if (awaitsSecondFactor(principal.scope)) throw mfaRequired("pass your second factor before linking a credential");
   // A link that raced another of the same credential runs again: it then finds the credential held.
   return retryingRaces(() => linkOnce(deps, env, principal, credential, meta));
@@ -113,7 +113,7 @@ async function linkOnce(
   principal: EndUserPrincipal,
   credential: ProvenCredential,
   meta: ClientMeta,
-): Promise<{ user: UserAggregateRecord; tokens: SessionTokens }> {
+): Promise<{ user: SignedInUserRecord; tokens: SessionTokens }> {
   const environmentId = env.environmentId;
   const owner = await findOwner(deps.db, environmentId, credential);
   if (owner && owner.userId !== principal.userId) {

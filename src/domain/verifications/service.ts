@@ -1,6 +1,6 @@
 import * as testAccounts from "../../db/repositories/test-accounts.js";
 import * as providers from "../../db/repositories/providers.js";
-import type { UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import type { SignedInUserRecord } from "../../db/repositories/user-aggregate.js";
 import { unprocessable } from "../../errors.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
@@ -127,7 +127,7 @@ export async function linkWithCode(
   verificationId: string,
   code: string,
   meta: ClientMeta,
-): Promise<{ user: UserAggregateRecord; tokens: SessionTokens }> {
+): Promise<{ user: SignedInUserRecord; tokens: SessionTokens }> {
   const credential = await redeem(deps, env, channel, verificationId, code);
   return linkCredential(deps, env, principal, credential, meta);
 }

@@ -1,6 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { SignInSchema } from "../../gen/sigil/sessions/v0/sessions_pb.js";
-import type { UserAggregateRecord } from "../../db/repositories/user-aggregate.js";
+import type { SignedInUserRecord } from "../../db/repositories/user-aggregate.js";
 import type { SessionTokens } from "../../domain/sessions/service.js";
 import { toUser } from "../users/mappers.js";
 
@@ -8,7 +8,7 @@ import { toUser } from "../users/mappers.js";
  * The published client's VerifyResponse: the session's tokens and the user (SdkUser) with the session's
  * id and scope, and newUser when this sign-in created them.
  */
-export function toSignIn(tokens: SessionTokens, user: UserAggregateRecord, opts: { newUser?: boolean; mfaToken?: string } = {}): MessageInitShape<typeof SignInSchema> {
+export function toSignIn(tokens: SessionTokens, user: SignedInUserRecord, opts: { newUser?: boolean; mfaToken?: string } = {}): MessageInitShape<typeof SignInSchema> {
   return {
     mfaToken: opts.mfaToken ?? "",
     jwt: tokens.jwt,

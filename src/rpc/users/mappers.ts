@@ -1,7 +1,7 @@
 import type { CustomFieldRecord } from "../../db/repositories/custom-fields.js";
 import type { UserMfaDeviceRecord } from "../../db/repositories/user-mfa-devices.js";
 import type { SessionRecord } from "../../db/repositories/users.js";
-import type { UserAggregateRecord as UserAggregate } from "../../db/repositories/user-aggregate.js";
+import type { SignedInUserRecord, UserAggregateRecord as UserAggregate } from "../../db/repositories/user-aggregate.js";
 import type { UserView } from "../../domain/users/service.js";
 import { str, ts } from "../mappers.js";
 import { toCustomField } from "../custom-fields/mappers.js";
@@ -32,8 +32,11 @@ export function toUserView(v: UserView) {
   return toUser(v.aggregate, v.missingFields);
 }
 
-/** The spec's User resource, credentials in the order they were verified. */
-export function toUser(a: UserAggregate, missing: readonly CustomFieldRecord[] = []) {
+/**
+ * The spec's User resource, credentials in the order they were verified. A user as a session's answer
+ * carries it (SignedInUserRecord: the client's SdkUser) has no sessions, and none are shown.
+ */
+export function toUser(a: UserAggregate | SignedInUserRecord, missing: readonly CustomFieldRecord[] = []) {
   const u = a.user;
   const walletCredentials = a.wallets.map((w) => ({
     at: w.createdAt,
@@ -106,7 +109,7 @@ export function toUser(a: UserAggregate, missing: readonly CustomFieldRecord[] =
     walletPublicKey: str(firstWallet?.address),
     wallet: str(firstWallet?.name),
     chain: str(firstWallet?.chain),
-    sessions: a.sessions.map(toSession),
+    sessions: "sessions" in a ? a.sessions.map(toSession) : [],
     mfaDevices: a.mfaDevices.map(toMfaDevice),
     missingFields: missing.map(toCustomField),
     externalUserId: str(u.externalUserId),
