@@ -1,6 +1,7 @@
 import { loadConfig } from "./config.js";
 import { devRoleEnv } from "./dev-defaults.js";
 import { removeRunState, writeRunState } from "./infra/run-state.js";
+import { describeStartFailure } from "./infra/start-failure.js";
 import { startRuntime, type Runtime } from "./runtime.js";
 import { runStateOf, startBanner } from "./start-banner.js";
 
@@ -75,7 +76,14 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-runtime = await startRuntime(config, { api: mode !== "worker", worker: mode !== "api" });
+try {
+  runtime = await startRuntime(config, { api: mode !== "worker", worker: mode !== "api" });
+} catch (err) {
+  // startRuntime stopped whatever it had started; what failed is said in one paragraph, not a stack
+  // (./infra/start-failure.ts), and the exit code tells a process manager the start failed.
+  console.error(describeStartFailure(err));
+  process.exit(1);
+}
 if (stopRequested) shutDown(stopRequested.signal, runtime);
 else announce(runtime);
 

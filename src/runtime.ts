@@ -3,7 +3,9 @@ import type { Config } from "./config.js";
 import { closeDatabase, connectDatabase, type Database } from "./db/db.js";
 import { migrate } from "./db/migrate.js";
 import { buildDeps } from "./deps.js";
+import { asUnavailable } from "./infra/dependency-errors.js";
 import { startEmbeddedPostgres } from "./infra/embedded-postgres.js";
+import { unreachable } from "./infra/start-failure.js";
 import { supervise } from "./infra/supervisor.js";
 import { startTemporalDevServer, TemporalStartError } from "./infra/temporal-dev-server.js";
 import { registerSearchAttributes } from "./temporal/search-attributes.js";
@@ -58,6 +60,15 @@ export async function resolveDatabase(
   const pg = await start();
   const supervisor = supervise(pg, { name: "embedded postgres", start, log });
   return { url: pg.url, stop: () => supervisor.stop(), retire: supervisor.retire };
+}
+
+/**
+ * A first contact with DATABASE_URL that failed on the connection or the login (SQLSTATE class 28, or 3D000:
+ * no such database), as opposed to a migration that failed on its own merits.
+ */
+function isNotLetIn(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return asUnavailable(err) !== undefined || (typeof code === "string" && (code.startsWith("28") || code === "3D000"));
 }
 
 /** The database answers a query (the process's readiness check; the test app runs the same one). */
@@ -122,14 +133,26 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
     if (database.retire) retires.push(database.retire);
     const db: Database = connectDatabase(database.url);
     stops.push(() => closeDatabase(db));
-    const applied = await migrate(db);
+    const applied = await migrate(db).catch((err) => {
+      throw config.databaseUrl && isNotLetIn(err)
+        ? unreachable("DATABASE_URL", config.databaseUrl, 5432, "Check that this Postgres runs and lets this user in, or unset DATABASE_URL to use the embedded one.", err)
+        : err;
+    });
     if (applied.length) log.info("migrations applied", { versions: applied });
 
-    const store = await createStore(config.redisUrl, { onError: (err) => log.warn("redis error", { error: err.message }) });
+    const store = await createStore(config.redisUrl, { onError: (err) => log.warn("redis error", { error: err.message }) }).catch((err) => {
+      throw config.redisUrl
+        ? unreachable("REDIS_URL", config.redisUrl, 6379, "Check that this Redis runs, or unset REDIS_URL to use the in-process store (one process only).", err)
+        : err;
+    });
     stops.push(() => store.close());
 
     const { address: temporalAddress, uiUrl: temporalUiUrl } = await temporal;
-    const client = await connectTemporalClient(temporalAddress, config.temporalNamespace);
+    const client = await connectTemporalClient(temporalAddress, config.temporalNamespace).catch((err) => {
+      throw config.temporalAddress
+        ? unreachable("TEMPORAL_ADDRESS", config.temporalAddress, 7233, "Check that this Temporal server runs, or unset TEMPORAL_ADDRESS to use the embedded dev server.", err)
+        : err;
+    });
     const calls = createEngineCalls(client);
     stops.push(async () => {
       // Nothing may still wait on the engine when its connection closes (./temporal/client-shutdown.ts).

@@ -7,6 +7,7 @@ import { closeDatabase, connectDatabase } from "../db/db.js";
 import { assertPortFree } from "./ports.js";
 import { adoptOwnPassword, newClusterPassword, passwordBeforeAdoption, storedPassword } from "./embedded-postgres-password.js";
 import { clearStalePostmasterPid } from "./postmaster-pid.js";
+import { decisiveLine, reasonOf, StartFailure } from "./start-failure.js";
 
 /** Process events that embedded-postgres's exit hook (the async-exit-hook package) listens to. Its 'exit' handler
  * calls the async shutdown without a callback and throws, so it goes too. */
@@ -95,6 +96,10 @@ async function initialiseOnce(server: EmbeddedPostgres, clusterDir: string, log:
 }
 
 
+/** What to do when the postmaster itself did not come up (its whole output is logged at debug level). */
+const startRemedy =
+  "Its whole output is logged with LOG_LEVEL=debug; fix what it says, or point DATABASE_URL at a Postgres of your own.";
+
 /** Recovery after a crash replays WAL, which can take a while on a slow disk; a hang should still end. */
 const startTimeoutMs = 120_000;
 
@@ -157,7 +162,13 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
 
   // Before the port check: an orphaned postmaster of ours is what usually holds the port.
   await clearStalePostmasterPid(clusterDir, log);
-  await assertPortFree(opts.port, "embedded Postgres", host);
+  const what = `the embedded Postgres (cluster ${clusterDir}, port ${opts.port})`;
+  await assertPortFree(
+    opts.port,
+    what,
+    "Stop the process that holds the port, pick another port with SIGIL_EMBEDDED_PG_PORT, or point DATABASE_URL at a Postgres of your own.",
+    host,
+  );
 
   const recent: string[] = [];
   const remember = (message: unknown) => {
@@ -190,17 +201,21 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     onError: remember,
   });
 
-  await initialiseOnce(server, clusterDir, log);
+  try {
+    await initialiseOnce(server, clusterDir, log);
+  } catch (err) {
+    const why = `initdb failed: ${decisiveLine(err instanceof Error ? err.message : String(err)) ?? "no reason given"}`;
+    throw new StartFailure(`${what} did not start`, why, startRemedy, { cause: err });
+  }
   const stopServer = () => stopEmbedded(server, clusterDir, persistent);
   try {
     await withTimeout(server.start(), startTimeoutMs, "did not report ready");
   } catch (err) {
-    // embedded-postgres rejects with nothing when postgres exits early; the log says why.
+    // embedded-postgres rejects with nothing when postgres exits early; its output says why.
     await stopServer().catch(() => undefined);
-    throw new Error(
-      `embedded Postgres in ${clusterDir} on port ${opts.port} failed to start${err instanceof Error ? `: ${err.message}` : ""}.\n` +
-        `Its last output:\n${recent.join("\n") || "(none)"}`,
-    );
+    const said = decisiveLine(recent.join("\n"));
+    const why = err instanceof Error ? (said ? `${err.message} (its last word: ${said})` : err.message) : (said ?? "it exited without saying why");
+    throw new StartFailure(`${what} did not start`, why, startRemedy, { cause: err });
   }
 
   let ownPassword: string;
@@ -208,8 +223,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     ownPassword = password ?? (await adoptOwnPassword(opts.dataDir, (p) => urlOf(p, opts.port, "postgres"), log));
     await ensureDatabase(ownPassword, opts.port, database);
   } catch (err) {
+    // It reported ready, then could not be reached or refused us (it died, or another server took the port).
     await stopServer().catch(() => undefined);
-    throw err;
+    throw new StartFailure(`${what} did not start`, `it started, then ${reasonOf(err)}`, startRemedy, { cause: err });
   }
 
   let stopped: Promise<void> | undefined;

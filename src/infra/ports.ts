@@ -1,4 +1,5 @@
 import { createServer } from "node:net";
+import { StartFailure } from "./start-failure.js";
 
 /** Asks the kernel for a free TCP port on `host` (binding port 0), then releases it for the caller. */
 export async function findFreePort(host = "127.0.0.1"): Promise<number> {
@@ -25,11 +26,12 @@ export async function isPortFree(port: number, host = "127.0.0.1"): Promise<bool
 }
 
 /**
- * Throws a readable error when a port we are about to hand to a child server is taken: the child's own
- * failure ("bind: address already in use" somewhere in its log) is much harder to read.
+ * Throws a StartFailure when a port we are about to hand to a child server is taken: the child's own
+ * failure ("bind: address already in use" somewhere in its log) is much harder to read. `what` names the
+ * child ("the embedded Postgres"), `remedy` says which setting moves it.
  */
-export async function assertPortFree(port: number, what: string, host = "127.0.0.1"): Promise<void> {
+export async function assertPortFree(port: number, what: string, remedy: string, host = "127.0.0.1"): Promise<void> {
   if (!(await isPortFree(port, host))) {
-    throw new Error(`${what}: port ${host}:${port} is already in use (another instance still running?); pick another port`);
+    throw new StartFailure(`${what} did not start`, `port ${host}:${port} is already in use by another process (another Sigil still running?)`, remedy);
   }
 }

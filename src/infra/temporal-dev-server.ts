@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Connection } from "@temporalio/client";
 import { startManagedProcess } from "./managed-process.js";
 import { assertPortFree } from "./ports.js";
+import { decisiveLine, StartFailure } from "./start-failure.js";
 import { findTemporalCli, installTemporalCli, installTemporalCliHint, isGoAvailable } from "./temporal-cli.js";
 import { devServerSearchAttributeFlags } from "../temporal/search-attributes.js";
 
@@ -86,14 +87,20 @@ async function waitUntilReady(address: string, namespace: string, deadline: numb
  * The child is killed by stop() and, failing that, when this process exits.
  */
 /** A failed start; `exited`: the server died while starting (not a timeout), which a new try may not repeat. */
-export class TemporalStartError extends Error {
+export class TemporalStartError extends StartFailure {
   constructor(
-    message: string,
+    what: string,
+    why: string,
+    remedy: string,
     readonly exited: boolean,
   ) {
-    super(message);
+    super(what, why, remedy);
   }
 }
+
+/** How to get a taken port out of the way: the settings of ../config.ts. */
+const portRemedy =
+  "Stop the process that holds the port, pick another port with SIGIL_EMBEDDED_TEMPORAL_PORT (its web UI takes that port + 1000), or point TEMPORAL_ADDRESS at a Temporal server of your own.";
 
 export async function startTemporalDevServer(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const log = opts.log ?? (() => undefined);
@@ -101,8 +108,8 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   const uiPort = opts.uiPort ?? opts.port + 1000;
   const cli = await resolveCli(opts.cliPath, opts.installLog ?? ((line) => process.stderr.write(`[temporal-cli] ${line}\n`)));
 
-  await assertPortFree(opts.port, "Temporal dev server (frontend gRPC)", host);
-  if (!opts.headless) await assertPortFree(uiPort, "Temporal dev server (web UI)", host);
+  await assertPortFree(opts.port, "the embedded Temporal dev server (frontend gRPC)", portRemedy, host);
+  if (!opts.headless) await assertPortFree(uiPort, "the embedded Temporal dev server (web UI)", portRemedy, host);
 
   const args = ["server", "start-dev", "--ip", host, "--port", String(opts.port), "--ui-port", String(uiPort)];
   if (opts.dataDir) {
@@ -124,11 +131,14 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     await waitUntilReady(address, namespace, Date.now() + (opts.readyTimeoutMs ?? 60_000), server.exited);
   } catch (err) {
     await server.stop(2_000);
-    const why = exitCode !== undefined ? `it exited (${exitCode})` : `it did not answer in time (${(err as Error).message})`;
+    const said = decisiveLine(server.recentOutput());
+    const why =
+      (exitCode !== undefined ? `it exited (${exitCode})` : `it did not answer in time (${(err as Error).message})`) +
+      (said ? `; its last word: ${said}` : "");
     throw new TemporalStartError(
-      `Temporal dev server (${cli} ${args.join(" ")}) failed to start: ${why}.\n` +
-        `Its last output:\n${server.recentOutput() || "(none)"}\n` +
-        `If the CLI is missing or broken, ${installTemporalCliHint}.`,
+      `the embedded Temporal dev server (${cli}, port ${opts.port}) did not start`,
+      why,
+      `Its whole output is logged with LOG_LEVEL=debug. If the CLI is missing or broken, ${installTemporalCliHint}.`,
       exitCode !== undefined,
     );
   }

@@ -18,10 +18,10 @@ describe("ports", () => {
     const server = await listen(port);
     try {
       expect(await isPortFree(port)).toBe(false);
-      await expect(assertPortFree(port, "thing")).rejects.toThrow(`thing: port 127.0.0.1:${port} is already in use`);
+      await expect(assertPortFree(port, "the thing", "Move it.")).rejects.toThrow(`the thing did not start: port 127.0.0.1:${port} is already in use`);
     } finally {
       await new Promise((r) => server.close(r));
     }
-    await expect(assertPortFree(port, "thing")).resolves.toBeUndefined();
+    await expect(assertPortFree(port, "the thing", "Move it.")).resolves.toBeUndefined();
   });
 });

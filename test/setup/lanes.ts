@@ -31,6 +31,7 @@ export const unitFiles = [
   "test/infra/ports.test.ts",
   "test/infra/start-banner.test.ts",
   "test/infra/start-banner.test.ts",
+  "test/infra/start-failure.test.ts",
   "test/infra/supervised-worker.test.ts",
   "test/infra/supervisor.test.ts",
   "test/server/client-address.test.ts",
