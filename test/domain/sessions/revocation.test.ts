@@ -14,9 +14,10 @@ import { migratedDatabase } from "../../support/app.js";
 function counting(db: Database) {
   const counts = { reads: 0 };
   const wrapped = Object.assign(Object.create(db) as Database, {
-    oneOrNone: (query: string, values?: unknown) => {
-      if (query.includes("FROM sessions")) counts.reads++;
-      return db.oneOrNone(query, values);
+    // A string, or a prepared statement (src/db/db.ts prepared()) carrying its text.
+    oneOrNone: (query: string | { text: string }, values?: unknown) => {
+      if ((typeof query === "string" ? query : query.text).includes("FROM sessions")) counts.reads++;
+      return db.oneOrNone(query as never, values);
     },
   });
   return { db: wrapped, counts };
