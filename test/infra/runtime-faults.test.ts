@@ -127,6 +127,13 @@ describe("a killed embedded child", () => {
     // Restarted by the supervisor on the same port and data dir; the pool reconnects by itself.
     await waitFor("/healthz 200 again", () => healthz(rt.baseUrl), { until: (h) => h.status === 200, timeoutMs: 60_000, intervalMs: 500 });
     await waitFor("requests succeed again", listUsers, { until: (r) => r.status === 200, timeoutMs: 10_000 });
+    // The load's own request in flight may have started while the database was down (a busy machine answers
+    // it late): wait for one of its answers after the recovery.
+    const recovered = traffic.samples.length;
+    await waitFor("the load's requests succeed again", async () => traffic.samples.slice(recovered), {
+      until: (later) => later.some((x) => x.status === 200),
+      timeoutMs: 10_000,
+    });
     const samples = await traffic.stop();
 
     expect(samples.filter((s) => s.status >= 500 && s.status !== 503)).toEqual([]);

@@ -5,16 +5,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Client, Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findFreePort, isPortFree } from "../../src/infra/ports.js";
+import { isPortFree } from "../../src/infra/ports.js";
 import { bundledTemporalCliPath } from "../../src/infra/temporal-cli.js";
 import { findTemporalCli, startTemporalDevServer } from "../../src/infra/temporal-dev-server.js";
+import { freeRuntimePorts } from "./fixtures/runtime-process.js";
 
-/** A frontend port whose UI port (+1000) is free too. */
+/** A frontend port whose UI port (+1000) is free too, both below the kernel's ephemeral range (fixtures/runtime-process.ts says why). */
 async function freePortPair(): Promise<number> {
-  for (;;) {
-    const port = await findFreePort();
-    if (port + 1000 < 65536 && (await isPortFree(port + 1000))) return port;
-  }
+  return (await freeRuntimePorts()).temporal;
 }
 
 describe("findTemporalCli", () => {
