@@ -36,13 +36,20 @@ async function dataDir(): Promise<string> {
   return dir;
 }
 
-/** Runs the start to its end; the child must exit on its own. */
+/**
+ * Runs the start to its end (the child must exit on its own), which must fail as a start failure should:
+ * exit 1, no stack, and the one paragraph (returned, with the whole output) that says what failed.
+ */
 async function failedStart(dir: string, ports: RuntimePorts, env: Record<string, string> = {}) {
   const rt = startRuntimeProcess(dir, ports, { env });
   running.push(rt);
   const exit = await rt.exited;
   const stderr = rt.plainLines.join("\n");
-  return { exit, stderr, rt };
+  expect(exit.code, stderr).toBe(1);
+  expectNoStack(stderr);
+  const paragraph = stderr.split("\n").find((l) => l.startsWith("sigil: could not start."));
+  expect(paragraph, stderr).toBeDefined();
+  return { stderr, paragraph: paragraph! };
 }
 
 function expectNoStack(stderr: string): void {
@@ -61,12 +68,8 @@ describe("npm start when the embedded Postgres does not start", () => {
     const ports = await freeRuntimePorts();
     await occupy(ports.postgres);
     const dir = await dataDir();
-    const { exit, stderr } = await failedStart(dir, ports);
+    const { paragraph } = await failedStart(dir, ports);
 
-    expect(exit.code, stderr).toBe(1);
-    expectNoStack(stderr);
-    const paragraph = stderr.split("\n").find((l) => l.startsWith("sigil: could not start."));
-    expect(paragraph, stderr).toBeDefined();
     expect(paragraph).toContain(`the embedded Postgres (cluster ${path.join(dir, "postgres")}, port ${ports.postgres}) did not start`);
     expect(paragraph).toContain(`port 127.0.0.1:${ports.postgres} is already in use`);
     expect(paragraph).toContain("SIGIL_EMBEDDED_PG_PORT");
@@ -84,12 +87,8 @@ describe("npm start when the embedded Postgres does not start", () => {
     await writeFile(path.join(cluster, "PG_VERSION"), "18\n");
     await writeFile(path.join(cluster, "postgresql.conf"), "this is = not a setting\n");
     await chmod(path.join(cluster, "postgresql.conf"), 0o000);
-    const { exit, stderr } = await failedStart(dir, ports);
+    const { paragraph } = await failedStart(dir, ports);
 
-    expect(exit.code, stderr).toBe(1);
-    expectNoStack(stderr);
-    const paragraph = stderr.split("\n").find((l) => l.startsWith("sigil: could not start."));
-    expect(paragraph, stderr).toBeDefined();
     expect(paragraph).toContain(`the embedded Postgres (cluster ${cluster}, port ${ports.postgres}) did not start`);
     expect(paragraph).toMatch(/did not start: FATAL: .*postgresql\.conf/); // postgres's own words, without its log prefix
     expect(paragraph).toContain("DATABASE_URL");
@@ -101,13 +100,9 @@ describe("npm start when the embedded Postgres does not start", () => {
 describe("npm start when a configured server does not answer", () => {
   it("DATABASE_URL refuses connections: a clear paragraph naming DATABASE_URL, no ECONNREFUSED stack", async () => {
     const ports = await freeRuntimePorts();
-    const { exit, stderr } = await failedStart(await dataDir(), ports, { DATABASE_URL: `postgres://u:secret@127.0.0.1:${ports.postgres}/x` });
+    const { stderr, paragraph } = await failedStart(await dataDir(), ports, { DATABASE_URL: `postgres://u:secret@127.0.0.1:${ports.postgres}/x` });
 
-    expect(exit.code, stderr).toBe(1);
-    expectNoStack(stderr);
     expect(stderr).not.toContain("secret");
-    const paragraph = stderr.split("\n").find((l) => l.startsWith("sigil: could not start."));
-    expect(paragraph, stderr).toBeDefined();
     expect(paragraph).toContain(`DATABASE_URL (127.0.0.1:${ports.postgres})`);
     expect(paragraph).toContain("ECONNREFUSED");
     await expectNothingLeft(ports);
@@ -115,24 +110,16 @@ describe("npm start when a configured server does not answer", () => {
 
   it("REDIS_URL refuses connections: a clear paragraph naming REDIS_URL", async () => {
     const ports = await freeRuntimePorts();
-    const { exit, stderr } = await failedStart(await dataDir(), ports, { REDIS_URL: `redis://127.0.0.1:${ports.api}` });
+    const { paragraph } = await failedStart(await dataDir(), ports, { REDIS_URL: `redis://127.0.0.1:${ports.api}` });
 
-    expect(exit.code, stderr).toBe(1);
-    expectNoStack(stderr);
-    const paragraph = stderr.split("\n").find((l) => l.startsWith("sigil: could not start."));
-    expect(paragraph, stderr).toBeDefined();
     expect(paragraph).toContain(`REDIS_URL (127.0.0.1:${ports.api})`);
     await expectNothingLeft(ports);
   }, 120_000);
 
   it("TEMPORAL_ADDRESS does not answer: a clear paragraph naming TEMPORAL_ADDRESS, the embedded Postgres stopped", async () => {
     const ports = await freeRuntimePorts();
-    const { exit, stderr } = await failedStart(await dataDir(), ports, { TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}` });
+    const { paragraph } = await failedStart(await dataDir(), ports, { TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}` });
 
-    expect(exit.code, stderr).toBe(1);
-    expectNoStack(stderr);
-    const paragraph = stderr.split("\n").find((l) => l.startsWith("sigil: could not start."));
-    expect(paragraph, stderr).toBeDefined();
     expect(paragraph).toContain(`TEMPORAL_ADDRESS (127.0.0.1:${ports.temporal})`);
     expect(await isPortFree(ports.postgres), "the embedded Postgres left running").toBe(true);
   }, 120_000);
@@ -141,12 +128,8 @@ describe("npm start when a configured server does not answer", () => {
     const ports = await freeRuntimePorts();
     await occupy(ports.temporal);
     const dir = await dataDir();
-    const { exit, stderr } = await failedStart(dir, ports);
+    const { paragraph } = await failedStart(dir, ports);
 
-    expect(exit.code, stderr).toBe(1);
-    expectNoStack(stderr);
-    const paragraph = stderr.split("\n").find((l) => l.startsWith("sigil: could not start."));
-    expect(paragraph, stderr).toBeDefined();
     expect(paragraph).toContain("the embedded Temporal dev server (frontend gRPC) did not start");
     expect(paragraph).toContain(`port 127.0.0.1:${ports.temporal} is already in use`);
     expect(paragraph).toContain("SIGIL_EMBEDDED_TEMPORAL_PORT");
