@@ -29,8 +29,23 @@
  *                   (20) callers, BENCH_PEER_SIGN_INS (1,500) nonces fetched (timed), every message signed by
  *                   this process with ONE returning wallet (not timed), then the verifies sent, each body
  *                   once (timed). sign-ins/s = N / (nonce time + verify time), verify/s = N / verify time,
- *                   p99 of verify; and refresh/s at the same 20 connections for BENCH_SECONDS. Each side
- *                   runs it BENCH_ROUNDS times, taking turns; the rates add up the turns' calls and times.
+ *                   p99 of verify; and refresh/s at the same 20 connections for BENCH_SECONDS (Sigil and
+ *                   bare only). Three sides run it BENCH_ROUNDS times, taking turns: bare, Sigil and the peer
+ *                   itself, Better Auth 1.7.25 (bench/peer/better-auth/server.ts: its SIWE plugin as its docs
+ *                   set it up, domain localhost, anonymous, viem's verifyMessage, served by its node handler,
+ *                   its tables made by its own migrations in a database of its own on DATABASE_URL's
+ *                   server). Its messages are the same EIP-4361 messages of the same wallet, in its body
+ *                   shape ({message, signature}); the wallet signs in once alone before its warm-up, so it
+ *                   is a returning wallet there too. The rates add up the turns' calls and times; the peer's
+ *                   Postgres CPU is its database's backends'. It prints Sigil / Better Auth, measured in
+ *                   the same run: this machine's speed drifts by up to 40 % within an hour, so a number
+ *                   recorded earlier does not compare. BENCH_PEER=off leaves the peer out. Its dependencies
+ *                   are a package of their own, installed (npm ci --prefix bench/peer/better-auth) on the
+ *                   first run that needs them.
+ *
+ * The sign-in cases call every side with the same client: undici Pools, one per side and caller count with a
+ * keep-alive connection per caller, reading each answer's body as text. The global fetch cost about as much
+ * CPU per call as a server does on this 2-core machine, and that CPU was taken from the servers measured.
  *
  * Sigil runs as `sigil start api` beside `sigil start worker`, on a database of the bench's own (dropped at
  * the end), with its own sealing key and task queue, and with every rate limit off
@@ -47,19 +62,21 @@ import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { decodeJwt, decodeProtectedHeader, SignJWT } from "jose";
+import { Pool } from "undici";
 import type { PrivateKeyAccount } from "viem/accounts";
-import type { Queryable } from "../src/db/db.js";
+import { closeDatabase, connectDatabase, type Database, type Queryable } from "../src/db/db.js";
 import { bootstrapTenant } from "../src/domain/tenancy/bootstrap.js";
 import type { PublicEnvironment } from "../src/domain/tenancy/access.js";
 import { signInWith } from "../src/domain/sign-in/pipeline.js";
 import { normalizeWalletAddress } from "../src/domain/wallets/addresses.js";
+import { createEmptyDatabase } from "./support/database.js";
 import { benchDeployment } from "./support/deps.js";
-import { seconds } from "./support/env.js";
+import { benchServers, seconds } from "./support/env.js";
 import { drainLoad, httpLoad, type Result } from "./support/load.js";
 import { paired, row, summarise, TABLE_HEADER } from "./support/paired.js";
-import { cpuSeconds, startBaseline, startSigil, type Running } from "./support/processes.js";
+import { cpuSeconds, startBaseline, startPeer, startSigil, type Running } from "./support/processes.js";
 import { summarise as summariseProfile } from "./support/profile-summary.js";
-import { signedVerifyBodies, throwawayWallets } from "./support/siwe.js";
+import { signedPeerBodies, signedVerifyBodies, throwawayWallets } from "./support/siwe.js";
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -71,8 +88,12 @@ const cases = new Set((process.env.BENCH_CASES ?? "check,refresh,siwe").split(",
 const port = Number(process.env.BENCH_PORT ?? 18280);
 const PEER_CONNECTIONS = Number(process.env.BENCH_PEER_CONNECTIONS ?? 20);
 const PEER_SIGN_INS = Number(process.env.BENCH_PEER_SIGN_INS ?? 1_500);
-/** The peer's numbers by its own method on this machine (docs/benchmarks.md), printed beside Sigil's. */
-const PEER_RECORDED = "Better Auth 1.7.25 on this machine: 186 sign-ins/s (verify 221/s)";
+const PEER = process.env.BENCH_PEER !== "off";
+/**
+ * The peer's number recorded once by its own method on this machine (docs/benchmarks.md): history only. The
+ * machine's speed drifts by up to 40 % within an hour, so the ratio comes from the peer measured in the run.
+ */
+const PEER_RECORDED = "Better Auth 1.7.25 recorded earlier on this machine: 186 sign-ins/s (verify 221/s)";
 const profileDir = process.env.BENCH_PROFILE_DIR;
 
 /** node flags of a server: under --cpu-prof into <BENCH_PROFILE_DIR>/<name> when profiling. */
@@ -129,6 +150,22 @@ function postgresSpent(before: Map<number, number>, after: Map<number, number>):
 // --- a deployment of the bench's own: database, sealing key, task queue; every rate limit off -------------
 const { database, childEnv, deps } = await benchDeployment("sessions");
 const running: Running[] = [];
+// The peer's database (its own tables, created by its own migrations) on the same server, when it runs.
+let peerDatabase: { url: string; drop(): Promise<void> } | undefined;
+let peerDb: Database | undefined;
+
+// --- the client of the sign-in cases, the same for every side -----------------------------------------------
+// A lean keep-alive client: an undici Pool per side and caller count, with a connection per caller. The
+// global fetch cost about as much CPU per call as a server on this 2-core machine, taken from the servers.
+const pools = new Map<string, Pool>();
+/** One call of a side: GET without a body, POST with a JSON one; its status and body text. */
+async function call(server: Running, callers: number, path: string, body?: string): Promise<{ status: number; text: string }> {
+  const key = `${server.base} ${callers}`;
+  let pool = pools.get(key);
+  if (!pool) pools.set(key, (pool = new Pool(server.base, { connections: callers })));
+  const r = await pool.request(body === undefined ? { path, method: "GET" } : { path, method: "POST", headers: { "content-type": "application/json" }, body });
+  return { status: r.statusCode, text: await r.body.text() };
+}
 
 try {
   // --- seeding through the domain's sign-in pipeline, as a verified code or signature would --------------
@@ -171,6 +208,13 @@ try {
   const bare = await startBaseline("sessions-server.ts", port + 1, port + 1, profiled("bare"), { ...childEnv, BENCH_ENV: env });
   running.push(bare);
   const sdk = `/api/v0/sdk/${env}`;
+  let peer: Running | undefined;
+  if (cases.has("peer") && PEER) {
+    peerDatabase = await createEmptyDatabase(benchServers().databaseUrl, "better_auth_bench");
+    peerDb = connectDatabase(peerDatabase.url, { max: 1 });
+    peer = await startPeer("better-auth", port + 2, { DATABASE_URL: peerDatabase.url });
+    running.push(peer);
+  }
   const rotating = (list: readonly string[]) => {
     let i = 0;
     return () => ({ authorization: `Bearer ${list[i++ % list.length]}` });
@@ -224,9 +268,9 @@ try {
     const n = await drainLoad(
       Array.from({ length: budget }, (_, i) => i),
       async () => {
-        const r = await fetch(`${server.base}${sdk}/nonce`);
-        if (r.status !== 200) throw new Error(`nonce ${r.status} ${(await r.text()).slice(0, 300)}`);
-        nonces.push(((await r.json()) as { nonce: string }).nonce);
+        const r = await call(server, connections, `${sdk}/nonce`);
+        if (r.status !== 200) throw new Error(`nonce ${r.status} ${r.text.slice(0, 300)}`);
+        nonces.push((JSON.parse(r.text) as { nonce: string }).nonce);
       },
       connections,
       s,
@@ -235,9 +279,8 @@ try {
     const v = await drainLoad(
       bodies,
       async (body) => {
-        const r = await fetch(`${server.base}${sdk}/verify`, { method: "POST", headers: { "content-type": "application/json" }, body });
-        const text = await r.text();
-        if (r.status !== 200) throw new Error(`verify ${r.status} ${text.slice(0, 300)}`);
+        const r = await call(server, connections, `${sdk}/verify`, body);
+        if (r.status !== 200) throw new Error(`verify ${r.status} ${r.text.slice(0, 300)}`);
       },
       connections,
       s,
@@ -251,35 +294,53 @@ try {
     return { rps: v.ok ? Math.round(1 / perSignIn) : 0, p50: v.p50, p99: v.p99, ok: v.ok, failed: n.failed + v.failed };
   }
   /**
+   * A side of the peer method: where its nonce and verify are, and its verify bodies (Sigil's and the bare
+   * server's the published client's VerifyRequest; Better Auth's {message, signature}, its nonce a POST).
+   */
+  interface PeerSide {
+    name: "bare" | "sigil" | "peer";
+    server: Running;
+    nonce: { path: string; body?: string };
+    verify: string;
+    bodies(nonces: readonly string[], wallet: PrivateKeyAccount): Promise<string[]>;
+  }
+  const sdkSide = (name: "bare" | "sigil", server: Running): PeerSide => ({
+    name,
+    server,
+    nonce: { path: `${sdk}/nonce` },
+    verify: `${sdk}/verify`,
+    bodies: (nonces, wallet) => signedVerifyBodies(nonces, () => wallet),
+  });
+  const peerSides: PeerSide[] = [sdkSide("bare", bare), sdkSide("sigil", sigil)];
+  if (peer) peerSides.push({ name: "peer", server: peer, nonce: { path: "/api/auth/siwe/nonce", body: "{}" }, verify: "/api/auth/siwe/verify", bodies: signedPeerBodies });
+  /**
    * The peer method: n nonces at PEER_CONNECTIONS callers (timed), n messages of one wallet signed here
    * (not timed), the n verifies at PEER_CONNECTIONS callers, each body once (timed). No time limit: the
    * method times a fixed number of sign-ins.
    */
-  async function peerSignIns(server: Running, n: number, wallet: PrivateKeyAccount) {
-    const side = server === bare ? "bare" : "sigil";
+  async function peerSignIns(side: PeerSide, n: number, wallet: PrivateKeyAccount) {
     const nonces: string[] = [];
     const noncePhase = await drainLoad(
       Array.from({ length: n }, (_, i) => i),
       async () => {
-        const r = await fetch(`${server.base}${sdk}/nonce`);
-        if (r.status !== 200) throw new Error(`nonce ${r.status} ${(await r.text()).slice(0, 300)}`);
-        nonces.push(((await r.json()) as { nonce: string }).nonce);
+        const r = await call(side.server, PEER_CONNECTIONS, side.nonce.path, side.nonce.body);
+        if (r.status !== 200) throw new Error(`nonce ${r.status} ${r.text.slice(0, 300)}`);
+        nonces.push((JSON.parse(r.text) as { nonce: string }).nonce);
       },
       PEER_CONNECTIONS,
       3_600,
     );
-    const bodies = await signedVerifyBodies(nonces, () => wallet);
+    const bodies = await side.bodies(nonces, wallet);
     const verifyPhase = await drainLoad(
       bodies,
       async (body) => {
-        const r = await fetch(`${server.base}${sdk}/verify`, { method: "POST", headers: { "content-type": "application/json" }, body });
-        const text = await r.text();
-        if (r.status !== 200) throw new Error(`verify ${r.status} ${text.slice(0, 300)}`);
+        const r = await call(side.server, PEER_CONNECTIONS, side.verify, body);
+        if (r.status !== 200) throw new Error(`verify ${r.status} ${r.text.slice(0, 300)}`);
       },
       PEER_CONNECTIONS,
       3_600,
     );
-    for (const e of [noncePhase.firstError, verifyPhase.firstError]) if (e) errors.add(`${side} peer method: ${e}`);
+    for (const e of [noncePhase.firstError, verifyPhase.firstError]) if (e) errors.add(`${side.name === "peer" ? "Better Auth" : side.name} peer method: ${e}`);
     return { noncePhase, verifyPhase };
   }
   let returningAt = 0;
@@ -292,7 +353,12 @@ try {
     await check(server, 1, { list: tokens });
     await refresh(server, 1);
     if (cases.has("siwe")) await signIns(server, 1, "warm-up", returningWallet);
-    if (cases.has("peer")) await peerSignIns(server, 100, returning[0]!);
+  }
+  // The peer method's wallet is a returning one on every side: seeded for Sigil's database, and signed in
+  // once alone on the peer's before its warm-up (first sign-ins of one wallet together race to create it).
+  if (cases.has("peer")) {
+    if (peer) await peerSignIns(peerSides.find((p) => p.name === "peer")!, 1, returning[0]!);
+    for (const side of peerSides) await peerSignIns(side, 100, returning[0]!);
   }
   errors.clear();
   phases.clear();
@@ -347,69 +413,84 @@ try {
     console.log(`\nworker CPU during the sign-in cases: ${Math.round((workerSpent * 1e6) / signedIn)} µs per sign-in (${signedIn} sign-ins, both sides)`);
   }
   if (cases.has("peer")) {
-    // One returning wallet, as the peer's method signs in: its user was signed in once while seeding.
+    // One returning wallet, as the peer's method signs in: its user was signed in once while seeding (Sigil's
+    // database) and in the warm-up (the peer's).
     const wallet = returning[0]!;
-    const turnsOf = { bare: [] as Awaited<ReturnType<typeof peerSignIns>>[], sigil: [] as Awaited<ReturnType<typeof peerSignIns>>[] };
+    type Name = PeerSide["name"];
+    const turnsOf: Record<Name, Awaited<ReturnType<typeof peerSignIns>>[]> = { bare: [], sigil: [], peer: [] };
     const refreshes = { bare: [] as Result[], sigil: [] as Result[] };
-    const postgresUs = { bare: 0, sigil: 0 };
+    const postgresUs: Record<Name, number> = { bare: 0, sigil: 0, peer: 0 };
     // CPU per sign-in is what a shared machine moves least: the server's own, Postgres's, the worker's
-    // (relaying the sign-in's events; Sigil only, the bare server has none).
-    const serverUs = { bare: 0, sigil: 0 };
+    // (relaying the sign-in's events; Sigil only, the bare server and the peer have none).
+    const serverUs: Record<Name, number> = { bare: 0, sigil: 0, peer: 0 };
     let workerSpent = 0;
     const refreshUs = { bare: 0, sigil: 0 };
     for (let round = 0; round < ROUNDS; round++)
-      for (const [side, server] of [["bare", bare], ["sigil", sigil]] as const) {
-        const before = await postgresCpu(deps.db);
+      for (const side of peerSides) {
+        const { name, server } = side;
+        // The peer's tables are in a database of its own: its backends are the ones serving that one.
+        const db = name === "peer" ? peerDb! : deps.db;
+        const before = await postgresCpu(db);
         const [serverBefore, workerBefore] = [cpuSeconds(server.child) ?? NaN, cpuSeconds(worker.child) ?? NaN];
-        const r = await peerSignIns(server, PEER_SIGN_INS, wallet);
-        serverUs[side] += (cpuSeconds(server.child) ?? NaN) - serverBefore;
-        if (side === "sigil") workerSpent += (cpuSeconds(worker.child) ?? NaN) - workerBefore;
-        postgresUs[side] += postgresSpent(before, await postgresCpu(deps.db));
-        turnsOf[side].push(r);
+        const r = await peerSignIns(side, PEER_SIGN_INS, wallet);
+        serverUs[name] += (cpuSeconds(server.child) ?? NaN) - serverBefore;
+        if (name === "sigil") workerSpent += (cpuSeconds(worker.child) ?? NaN) - workerBefore;
+        postgresUs[name] += postgresSpent(before, await postgresCpu(db));
+        turnsOf[name].push(r);
+        // The peer has no refresh of a session that compares (its session is a cookie it looks up).
+        if (name === "peer") continue;
         const [pgBefore, cpuBefore] = [await postgresCpu(deps.db), cpuSeconds(server.child) ?? NaN];
         const refreshed = await refresh(server, seconds / ROUNDS, PEER_CONNECTIONS);
-        refreshUs[side] += (cpuSeconds(server.child) ?? NaN) - cpuBefore + postgresSpent(pgBefore, await postgresCpu(deps.db));
-        refreshes[side].push(refreshed);
+        refreshUs[name] += (cpuSeconds(server.child) ?? NaN) - cpuBefore + postgresSpent(pgBefore, await postgresCpu(deps.db));
+        refreshes[name].push(refreshed);
       }
-    const rates = (side: "bare" | "sigil") => {
-      const ts = turnsOf[side];
+    const rates = (name: Name) => {
+      const ts = turnsOf[name];
       const ok = ts.reduce((n, t) => n + t.verifyPhase.ok, 0);
       const nonceTime = ts.reduce((n, t) => n + t.noncePhase.elapsed, 0);
       const verifyTime = ts.reduce((n, t) => n + t.verifyPhase.elapsed, 0);
       const latencies = ts.flatMap((t) => t.verifyPhase.latencies ?? []).sort((a, b) => a - b);
-      const refreshed = summarise(refreshes[side]);
       return {
         signIns: Math.round(ok / (nonceTime + verifyTime)),
         verify: Math.round(ok / verifyTime),
         p50: Math.round(latencies[Math.floor(latencies.length / 2)] ?? 0),
         p99: Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0),
         failed: ts.reduce((n, t) => n + t.noncePhase.failed + t.verifyPhase.failed, 0),
-        refresh: refreshed.rps,
-        refreshP99: refreshed.p99,
-        refreshUs: Math.round((refreshUs[side] * 1e6) / Math.max(1, refreshed.ok)),
-        postgresUs: Math.round((postgresUs[side] * 1e6) / Math.max(1, ok)),
-        serverUs: Math.round((serverUs[side] * 1e6) / Math.max(1, ok)),
+        postgresUs: Math.round((postgresUs[name] * 1e6) / Math.max(1, ok)),
+        serverUs: Math.round((serverUs[name] * 1e6) / Math.max(1, ok)),
         workerUs: Math.round((workerSpent * 1e6) / Math.max(1, ok)),
       };
     };
-    const [b, g] = [rates("bare"), rates("sigil")];
+    const refreshRates = (name: "bare" | "sigil") => {
+      const refreshed = summarise(refreshes[name]);
+      return { rps: refreshed.rps, p99: refreshed.p99, us: Math.round((refreshUs[name] * 1e6) / Math.max(1, refreshed.ok)) };
+    };
+    const [b, g, p] = [rates("bare"), rates("sigil"), peer ? rates("peer") : undefined];
+    const [rb, rg] = [refreshRates("bare"), refreshRates("sigil")];
     const pct = (x: number, y: number) => `${Math.round((100 * x) / Math.max(1, y))} %`;
-    console.log(`\n### peer method: ${PEER_CONNECTIONS} connections, ${PEER_SIGN_INS} sign-ins of one returning wallet per turn, ${ROUNDS} turns per side`);
-    console.log("| | Sigil | bare node:http | Sigil / bare |\n|---|---|---|---|");
-    console.log(`| sign-ins/s (N / (nonce time + verify time)) | ${g.signIns} | ${b.signIns} | ${pct(g.signIns, b.signIns)} |`);
-    console.log(`| verify/s | ${g.verify} | ${b.verify} | ${pct(g.verify, b.verify)} |`);
-    console.log(`| verify p50 / p99 ms | ${g.p50} / ${g.p99} | ${b.p50} / ${b.p99} | - |`);
-    console.log(`| refresh/s (p99 ms), ${PEER_CONNECTIONS} connections | ${g.refresh} (${g.refreshP99}) | ${b.refresh} (${b.refreshP99}) | ${pct(g.refresh, b.refresh)} |`);
-    console.log(`| server CPU µs per sign-in (nonce + verify) | ${g.serverUs} | ${b.serverUs} | - |`);
-    console.log(`| Postgres CPU µs per sign-in | ${g.postgresUs} | ${b.postgresUs} | - |`);
-    console.log(`| worker CPU µs per sign-in | ${g.workerUs} | - | - |`);
     // What 2 quiet cores would carry at this cost, the load generator left out: the bound a loaded run hides.
     const cores = os.cpus().length;
     const bound = (us: number) => Math.round((cores * 1e6) / Math.max(1, us));
-    console.log(`| ${cores} cores / CPU per sign-in (server + Postgres + worker) | ${bound(g.serverUs + g.postgresUs + g.workerUs)} | ${bound(b.serverUs + b.postgresUs)} | - |`);
-    console.log(`| refresh: server + Postgres CPU µs per refresh (${cores} cores / that) | ${g.refreshUs} (${bound(g.refreshUs)}) | ${b.refreshUs} (${bound(b.refreshUs)}) | - |`);
-    console.log(`| failed calls | ${g.failed} | ${b.failed} | - |`);
-    console.log(`\n${PEER_RECORDED}; targets: SIWE >= 400 sign-ins/s, refresh >= 1,500/s.`);
+    // A row: Sigil, bare, the peer (its column only when it ran), Sigil / bare.
+    const line = (label: string, sigilCell: string | number, bareCell: string | number, peerCell: string | number, ratio = "-") =>
+      console.log(`| ${label} | ${sigilCell} | ${bareCell} |${p ? ` ${peerCell} |` : ""} ${ratio} |`);
+    console.log(`\n### peer method: ${PEER_CONNECTIONS} connections, ${PEER_SIGN_INS} sign-ins of one returning wallet per turn, ${ROUNDS} turns per side`);
+    console.log(`| | Sigil | bare node:http |${p ? " Better Auth 1.7.25 |" : ""} Sigil / bare |\n|---|---|---|${p ? "---|" : ""}---|`);
+    line("sign-ins/s (N / (nonce time + verify time))", g.signIns, b.signIns, p?.signIns ?? "", pct(g.signIns, b.signIns));
+    line("verify/s", g.verify, b.verify, p?.verify ?? "", pct(g.verify, b.verify));
+    line("verify p50 / p99 ms", `${g.p50} / ${g.p99}`, `${b.p50} / ${b.p99}`, p ? `${p.p50} / ${p.p99}` : "");
+    line(`refresh/s (p99 ms), ${PEER_CONNECTIONS} connections`, `${rg.rps} (${rg.p99})`, `${rb.rps} (${rb.p99})`, "-", pct(rg.rps, rb.rps));
+    line("server CPU µs per sign-in (nonce + verify)", g.serverUs, b.serverUs, p?.serverUs ?? "");
+    line("Postgres CPU µs per sign-in", g.postgresUs, b.postgresUs, p?.postgresUs ?? "");
+    line("worker CPU µs per sign-in", g.workerUs, "-", "-");
+    line(`${cores} cores / CPU per sign-in (server + Postgres + worker)`, bound(g.serverUs + g.postgresUs + g.workerUs), bound(b.serverUs + b.postgresUs), p ? bound(p.serverUs + p.postgresUs) : "");
+    line(`refresh: server + Postgres CPU µs per refresh (${cores} cores / that)`, `${rg.us} (${bound(rg.us)})`, `${rb.us} (${bound(rb.us)})`, "-");
+    line("failed calls", g.failed, b.failed, p?.failed ?? "");
+    if (p) {
+      const times = (x: number, y: number) => (x / Math.max(1, y)).toFixed(1);
+      console.log(`\nSigil / Better Auth: ${times(g.signIns, p.signIns)} x (target >= 2 x); verify/s ${times(g.verify, p.verify)} x; CPU per sign-in, Better Auth / Sigil: ${times(p.serverUs + p.postgresUs, g.serverUs + g.postgresUs + g.workerUs)} x`);
+    } else console.log("\nBetter Auth not run (BENCH_PEER=off): no Sigil / Better Auth ratio.");
+    console.log(`${PEER_RECORDED}. Target refresh >= 1,500/s.`);
   }
   console.log("\n| case | Postgres CPU µs/req, Sigil | baseline |\n|---|---|---|");
   for (const p of postgres) console.log(`| ${p.name} | ${p.us[0]} | ${p.us[1]} |`);
@@ -423,7 +504,10 @@ try {
     printProfile("bare", measuredAt - spawned.bare);
   }
 } finally {
+  for (const pool of pools.values()) await pool.close();
   for (const r of running.reverse()) await r.stop();
   await deps.close();
   await database.drop();
+  if (peerDb) await closeDatabase(peerDb);
+  await peerDatabase?.drop();
 }

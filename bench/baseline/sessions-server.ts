@@ -10,7 +10,8 @@
  *                                         scheme and Postgres fallback: src/domain/sessions/revocation.ts) -> 204
  *   GET  /memo/api/v0/sdk/{env}/session   the same with a memo of verified tokens like Sigil's SessionVerifier
  *                                         (by exact token text, until expiry; the revocation GET stays)
- *   POST /api/v0/sdk/{env}/refresh        memo-verified JWT and revocation GET as above, then the domain's
+ *   POST /api/v0/sdk/{env}/refresh        memo-verified JWT (no revocation GET: as Sigil's RefreshAuth, the
+ *                                         rotation only matches a live session), then the domain's
  *                                         refreshSession as Sigil's handler calls it (the rotation and the user
  *                                         aggregate in one statement, ES256 signing with the same key) -> VerifyResponse
  *   GET  /api/v0/sdk/{env}/nonce          the domain's issueNonce (128 bits in Redis, 10 minutes) -> {nonce}
@@ -67,14 +68,17 @@ async function verifyRemembered(token: string): Promise<SessionClaims> {
   return claims;
 }
 
-/** The caller's live session: a valid token whose session has no revocation marker. */
-async function authenticate(req: http.IncomingMessage, remembered: boolean): Promise<SessionClaims> {
+/**
+ * The caller's live session: a valid token whose session has no revocation marker (`liveness: "handler"`:
+ * the handler's statement checks it, as for Sigil's RPCs that declare session_checked_by_handler).
+ */
+async function authenticate(req: http.IncomingMessage, remembered: boolean, liveness: "store" | "handler" = "store"): Promise<SessionClaims> {
   const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
   if (!token) throw new Unauthorized("no token");
   const claims = await (remembered ? verifyRemembered(token) : verify(token)).catch((err: unknown) => {
     throw err instanceof Unauthorized ? err : new Unauthorized(String(err));
   });
-  if (await isSessionRevoked(deps, claims)) throw new Unauthorized("revoked");
+  if (liveness === "store" && (await isSessionRevoked(deps, claims))) throw new Unauthorized("revoked");
   return claims;
 }
 
@@ -110,7 +114,7 @@ async function route(req: http.IncomingMessage, res: http.ServerResponse) {
     return send(res, 204);
   }
   if (req.method === "POST" && path === `${SDK}/refresh`) {
-    const claims = await authenticate(req, true);
+    const claims = await authenticate(req, true, "handler");
     const { tokens, user } = await refreshSession(deps, env, { kind: "end_user", ...claims }, "");
     return send(res, 200, signIn(tokens, user));
   }

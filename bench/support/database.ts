@@ -16,17 +16,22 @@ async function onServer(serverUrl: string, fn: (admin: Database) => Promise<unkn
   }
 }
 
-export async function createBenchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `sigil_bench_${randomBytes(6).toString("hex")}`;
+/** An empty database named `<prefix>_<random>` on the server, for what migrates it itself (a peer's server). */
+export async function createEmptyDatabase(serverUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString("hex")}`;
   await onServer(serverUrl, (admin) => admin.none("CREATE DATABASE $1:name", [name]));
   const u = new URL(serverUrl);
   u.pathname = `/${name}`;
-  const url = u.toString();
-  const db = connectDatabase(url, { max: 1 });
+  return { url: u.toString(), drop: async () => process.env.BENCH_KEEP_DB ? undefined : onServer(serverUrl, (admin) => admin.none("DROP DATABASE IF EXISTS $1:name WITH (FORCE)", [name])) };
+}
+
+export async function createBenchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const database = await createEmptyDatabase(serverUrl, "sigil_bench");
+  const db = connectDatabase(database.url, { max: 1 });
   try {
     await migrate(db);
   } finally {
     await closeDatabase(db);
   }
-  return { url, drop: () => onServer(serverUrl, (admin) => admin.none("DROP DATABASE IF EXISTS $1:name WITH (FORCE)", [name])) };
+  return database;
 }

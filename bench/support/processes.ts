@@ -1,11 +1,12 @@
 /**
- * Child processes of a bench: Sigil itself (`sigil start <role>`) and the bare baselines. Each runs as its own
- * process, like a deployment, and is stopped with SIGTERM when the bench ends.
+ * Child processes of a bench: Sigil itself (`sigil start <role>`), the bare baselines and the peers. Each runs
+ * as its own process, like a deployment, and is stopped with SIGTERM when the bench ends.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { root } from "./env.js";
 import { mergeResults, type Result } from "./load.js";
 import { waitFor } from "../../test/support/poll.js";
@@ -61,14 +62,35 @@ export async function startSigil(role: "dev" | "api" | "worker", port: number, n
   return { base, child, stop };
 }
 
-/** A bare baseline server (bench/baseline/*.ts) run with tsx; it answers /healthz once listening. */
-export async function startBaseline(file: string, port: number, healthPort = port, nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, "--import", "tsx", path.join(root, "bench/baseline", file)], {
+/** A server script run with the root's tsx; it answers /healthz on `healthPort` once listening. */
+async function startScript(file: string, port: number, healthPort: number, nodeArgs: string[], env: Record<string, string>): Promise<Running> {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, "--import", "tsx", file], {
     env: { ...process.env, ...env, PORT: String(port), HEALTH_PORT: String(healthPort) },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  await waitHealthy(`http://127.0.0.1:${healthPort}/healthz`, child);
-  return { base: `http://127.0.0.1:${port}`, child, stop: stopper(child) };
+  const stop = stopper(child);
+  await waitHealthy(`http://127.0.0.1:${healthPort}/healthz`, child).catch(async (err) => (await stop(), Promise.reject(err)));
+  return { base: `http://127.0.0.1:${port}`, child, stop };
+}
+
+/** A bare baseline server (bench/baseline/*.ts) run with tsx; it answers /healthz once listening. */
+export function startBaseline(file: string, port: number, healthPort = port, nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<Running> {
+  return startScript(path.join(root, "bench/baseline", file), port, healthPort, nodeArgs, env);
+}
+
+/**
+ * A peer's server (bench/peer/<name>/server.ts), run like a baseline. Its dependencies are a package of their
+ * own beside it (not Sigil's): installed from its lock file first when they are not there yet.
+ */
+export async function startPeer(name: string, port: number, env: Record<string, string> = {}): Promise<Running> {
+  const dir = path.join(root, "bench/peer", name);
+  if (!existsSync(path.join(dir, "node_modules"))) {
+    console.log(`installing the peer's dependencies: npm ci --prefix ${path.relative(root, dir)}`);
+    await promisify(execFile)("npm", ["ci", "--prefix", dir, "--no-audit", "--no-fund"], { cwd: root }).catch((err: { stderr?: string }) => {
+      throw new Error(`npm ci --prefix ${path.relative(root, dir)} failed: ${err.stderr ?? err}`);
+    });
+  }
+  return startScript(path.join(dir, "server.ts"), port, port, [], env);
 }
 
 /**

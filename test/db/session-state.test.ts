@@ -1,6 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDatabase, type Database } from "../../src/db/db.js";
+import { EVENTS_CHANNEL } from "../../src/db/repositories/events.js";
+import { openSessionAndFindUser, type NewSessionRow } from "../../src/db/repositories/user-aggregate.js";
+import { changeRows } from "../../src/domain/audit/audit.js";
+import { endUserAccess } from "../../src/domain/sessions/service.js";
 import * as sessions from "../../src/db/repositories/sessions.js";
 import * as spent from "../../src/db/repositories/spent-credentials.js";
 import * as users from "../../src/db/repositories/users.js";
@@ -9,7 +13,8 @@ import { spendOnce } from "../../src/domain/spent-credentials/service.js";
 import { migratedDatabase } from "../support/app.js";
 
 // What Postgres keeps so that a store that forgets reopens no door: sessions' liveness and refresh
-// generations, and spent single-use credentials; each only within its environment.
+// generations, and spent single-use credentials; each only within its environment. And how a sign-in
+// writes a session.
 let db: Database;
 let a: BootstrapResult;
 let b: BootstrapResult;
@@ -99,5 +104,64 @@ describe("sessions", () => {
     expect(await sessions.rotateRefresh(db, a.environmentId, s.userId, s.id, rotation(r.next, 1))).toBeNull();
     expect(await sessions.refreshRefusal(db, a.environmentId, s.userId, s.id, 1)).toEqual({ kind: "too_old" });
     expect(await sessions.refreshRefusal(db, b.environmentId, s.userId, s.id, 3600)).toEqual({ kind: "not_live" });
+  });
+});
+
+// A sign-in's one statement (no transaction around it for a returning user): the visit, the session, the
+// audit rows and events, and the read of the user, all or nothing.
+const row = (): NewSessionRow => ({
+  id: randomUUID(),
+  ipAddress: "127.0.0.1",
+  userAgent: "test",
+  expiresAt: new Date(Date.now() + 3_600_000),
+  scope: "user:basic",
+  pendingScope: null,
+  refreshId: randomUUID(),
+  firstFactor: { kind: "wallet", id: null },
+});
+
+function sessionCreated(tenant: BootstrapResult, userId: string, sessionId: string) {
+  const access = endUserAccess({ environmentId: tenant.environmentId, organizationId: tenant.organizationId, projectId: tenant.projectId } as never, userId, "req-1");
+  return changeRows(access, [{ action: "user.session.created", resourceType: "session", resourceId: sessionId, after: { userId, method: "wallet" } }]);
+}
+
+const written = async (sessionId: string) => ({
+  sessions: Number((await db.one("SELECT count(*) AS n FROM sessions WHERE id = $1", [sessionId])).n),
+  audits: Number((await db.one("SELECT count(*) AS n FROM audit_log WHERE resource_id = $1", [sessionId])).n),
+  events: Number((await db.one("SELECT count(*) AS n FROM events WHERE resource_id = $1", [sessionId])).n),
+});
+
+describe("openSessionAndFindUser", () => {
+  it("writes the visit, the session, its audit row and event, wakes the outbox, and answers the user", async () => {
+    const user = await users.insertUser(db, a.environmentId, {});
+    const s = row();
+    const listener = await db.connect({ direct: true });
+    const notified: string[] = [];
+    listener.client.on("notification", (m) => notified.push(m.payload ?? ""));
+    await listener.none("LISTEN $1:name", [EVENTS_CHANNEL]);
+    try {
+      const read = await openSessionAndFindUser(db, a.environmentId, user.id, { credentialId: null }, s, sessionCreated(a, user.id, s.id));
+      expect(read?.user.id).toBe(user.id);
+      expect(read?.user.lastVisit).toBeInstanceOf(Date);
+      expect(await written(s.id)).toEqual({ sessions: 1, audits: 1, events: 1 });
+      const stored = await db.one("SELECT user_id, environment_id, refresh_id, first_factor_kind FROM sessions WHERE id = $1", [s.id]);
+      expect(stored).toEqual({ user_id: user.id, environment_id: a.environmentId, refresh_id: s.refreshId, first_factor_kind: "wallet" });
+      await expect.poll(() => notified).toContain(a.environmentId);
+    } finally {
+      await listener.done(true);
+    }
+  });
+
+  it("writes nothing for a user deleted meanwhile, or named in another environment", async () => {
+    const gone = await users.insertUser(db, a.environmentId, {});
+    await db.none("UPDATE users SET deleted_at = now() WHERE id = $1", [gone.id]);
+    const s1 = row();
+    expect(await openSessionAndFindUser(db, a.environmentId, gone.id, { credentialId: null }, s1, sessionCreated(a, gone.id, s1.id))).toBeNull();
+    expect(await written(s1.id)).toEqual({ sessions: 0, audits: 0, events: 0 });
+
+    const other = await users.insertUser(db, b.environmentId, {});
+    const s2 = row();
+    expect(await openSessionAndFindUser(db, a.environmentId, other.id, { credentialId: null }, s2, sessionCreated(a, other.id, s2.id))).toBeNull();
+    expect(await written(s2.id)).toEqual({ sessions: 0, audits: 0, events: 0 });
   });
 });

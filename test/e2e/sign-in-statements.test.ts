@@ -28,7 +28,9 @@ async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
   const seen: string[] = [];
   const options = app.db.$config.options as { query?: (e: { query: unknown }) => void };
   const before = options.query;
-  options.query = (e) => void seen.push(String(e.query).replace(/\s+/g, " ").slice(0, 120));
+  // A prepared statement arrives as its object: its name says which.
+  const text = (q: unknown) => (typeof q === "string" ? q : `prepared ${(q as { name?: string }).name}`);
+  options.query = (e) => void seen.push(text(e.query).replace(/\s+/g, " ").slice(0, 120));
   try {
     await work();
   } finally {
@@ -52,19 +54,30 @@ describe("statements of a wallet sign-in", () => {
     const wallet = newEvmWallet();
     const created = await signIn(wallet);
     const returning = await signIn(wallet);
-    // Outside the transaction: the environment's rules with its origins, the credential's owner, the
-    // allowlists. Inside: the new user and their wallet, the visit with the read of the user, the session,
-    // and every audit row and event in one statement.
-    expect(created, created.join("\n")).toHaveLength(10);
-    expect(returning, returning.join("\n")).toHaveLength(8);
+    // Reads first: the environment's rules with its origins, the credential's owner, the allowlists. Then a
+    // new wallet's user and wallet in a transaction with one statement that writes the visit, the session and
+    // every audit row and event and reads the user back; a returning wallet's sign-in is that statement
+    // alone, with no transaction around it.
+    expect(created, created.join("\n")).toHaveLength(8);
+    expect(returning, returning.join("\n")).toHaveLength(4);
+    expect(returning.at(-1)).toBe("prepared open-session-and-find-user");
   });
 
-  it("refreshes in one statement: the rotation of the refresh generation with the read of the user", async () => {
+  it("refreshes in one statement, the rotation of the refresh generation with the read of the user, and no store read", async () => {
     await signIn(newEvmWallet());
     // The first call of a session asks Postgres whether it is live (the store learns it then): not a refresh's cost.
     await sdkFor(app.baseUrl, lastJwt).sessionCheck({ environmentId: tenant.environmentId });
-    const refreshed = await statementsOf(() => sdkFor(app.baseUrl, lastJwt).refreshAuth({ environmentId: tenant.environmentId }));
-    expect(refreshed, refreshed.join("\n")).toHaveLength(1);
+    // Nor does it read the store's revocation marker first: the rotation only matches a live session.
+    const reads: string[] = [];
+    const get = app.store.get.bind(app.store);
+    app.store.get = (key: string) => (reads.push(key), get(key));
+    try {
+      const refreshed = await statementsOf(() => sdkFor(app.baseUrl, lastJwt).refreshAuth({ environmentId: tenant.environmentId }));
+      expect(refreshed, refreshed.join("\n")).toHaveLength(1);
+    } finally {
+      app.store.get = get;
+    }
+    expect(reads.filter((k) => k.startsWith("session:state:"))).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { prepared, type Queryable } from "../db.js";
+import type { Queryable } from "../db.js";
 import { EVENTS_CHANNEL, type NewEvent } from "./events.js";
 
 export interface AuditRecord {
@@ -34,30 +34,39 @@ export async function insertAudit(q: Queryable, a: NewAuditRecord): Promise<stri
   return id;
 }
 
-const INSERT_AUDITS_WITH_EVENTS = prepared(
-  "insert-audits-with-events",
-  `WITH a AS (
+/**
+ * The CTEs `audit_rows`, `event_rows` and `notified` of a statement that writes audit rows with their outbox events from two
+ * JSON parameters (auditRowsParams), and the expression that wakes the outbox dispatcher once per environment
+ * when the statement's transaction commits: reference `notified` in the statement's result, or it is not run.
+ * `onlyIf`: a condition over the statement's other CTEs (e.g. that the row the change is about was written).
+ */
+export function auditsWithEventsCtes(audits: number, events: number, channel: number, onlyIf = "TRUE"): string {
+  return `audit_rows AS (
        INSERT INTO audit_log (id, organization_id, environment_id, actor_token_id, actor_member_id, actor_account_id, action,
          resource_type, resource_id, changes, request_id, actor_user_id)
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, organization_id uuid, environment_id uuid, actor_token_id uuid,
+       SELECT * FROM jsonb_to_recordset($${audits}::jsonb) AS x(id uuid, organization_id uuid, environment_id uuid, actor_token_id uuid,
          actor_member_id uuid, actor_account_id uuid, action text, resource_type text, resource_id text, changes jsonb, request_id text,
          actor_user_id uuid)
-     ), e AS (
+       WHERE ${onlyIf}
+     ), event_rows AS (
        INSERT INTO events (id, environment_id, organization_id, event_name, source, user_id, resource_type, resource_id, data, audit_id)
-       SELECT * FROM jsonb_to_recordset($2::jsonb) AS y(id uuid, environment_id uuid, organization_id uuid, event_name text, source text,
+       SELECT * FROM jsonb_to_recordset($${events}::jsonb) AS y(id uuid, environment_id uuid, organization_id uuid, event_name text, source text,
          user_id uuid, resource_type text, resource_id text, data jsonb, audit_id uuid)
+       WHERE ${onlyIf}
        RETURNING environment_id
-     )
-     SELECT pg_notify($3, environment_id::text) FROM (SELECT DISTINCT environment_id FROM e) n`,
-);
+     ), notified AS (
+       SELECT count(pg_notify($${channel}, environment_id::text)) AS n FROM (SELECT DISTINCT environment_id FROM event_rows) n
+     )`;
+}
 
-/**
- * Several audit rows, each with its outbox event when it has one, in one statement (one round trip for a
- * hot path such as sign-in), in the given order (created_at is clock_timestamp(), taken row by row).
- * Wakes the outbox dispatcher once per environment when the caller's transaction commits.
- */
-export async function insertAuditsWithEvents(q: Queryable, rows: { audit: NewAuditRecord; event: Omit<NewEvent, "auditId"> | null }[]): Promise<void> {
-  if (rows.length === 0) return;
+/** An audit row with its outbox event when it has one, as a hot path hands them over. */
+export interface AuditWithEvent {
+  audit: NewAuditRecord;
+  event: Omit<NewEvent, "auditId"> | null;
+}
+
+/** The values of auditsWithEventsCtes's three parameters for these rows, in their order. */
+export function auditRowsParams(rows: AuditWithEvent[]): [string, string, string] {
   const audits: Record<string, unknown>[] = [];
   const events: Record<string, unknown>[] = [];
   for (const { audit: a, event: e } of rows) {
@@ -90,7 +99,7 @@ export async function insertAuditsWithEvents(q: Queryable, rows: { audit: NewAud
         audit_id: id,
       });
   }
-  await q.any(INSERT_AUDITS_WITH_EVENTS([JSON.stringify(audits), JSON.stringify(events), EVENTS_CHANNEL]));
+  return [JSON.stringify(audits), JSON.stringify(events), EVENTS_CHANNEL];
 }
 
 /** Newest first, keyset-paginated by (created_at, id) so deep pages stay cheap. */

@@ -1,4 +1,5 @@
 import { prepared, type Queryable } from "../db.js";
+import { auditRowsParams, auditsWithEventsCtes, type AuditWithEvent } from "./audit.js";
 import { escapeLike, isUuid } from "../text-match.js";
 import { ROTATE_REFRESH, rotateRefreshParams, type LiveSession } from "./sessions.js";
 import { toUserMfaDevice, type UserMfaDeviceRecord } from "./user-mfa-devices.js";
@@ -81,16 +82,32 @@ export async function findUserAggregate(q: Queryable, environmentId: string, use
   return row ? toAggregate(row) : null;
 }
 
+/** The row of a session a sign-in opens (its tokens are signed from it once it is stored). */
+export interface NewSessionRow {
+  id: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+  expiresAt: Date;
+  scope: string;
+  pendingScope: string | null;
+  refreshId: string;
+  /** The credential that signed the session in (its kind and id): no second factor may repeat it. */
+  firstFactor: { kind: string; id: string | null };
+}
+
 /**
- * A sign-in's visit (the credential used last when it is a stored one, last and first visit) and the user
- * as the session's answer carries it then, in one statement. Null when the user is not live. The visit is
- * written at most once in 30 seconds per user unless the credential changes: the UPDATE locks the user's row
- * until the sign-in commits, so concurrent sign-ins of one user (a returning wallet on several tabs or devices, a client
- * retrying) would otherwise queue behind each other's whole transaction; a row the WHERE does not match is
- * not locked, and the aggregate is then read as it is.
+ * A sign-in's writes and its read of the user in one statement, so that a returning user's sign-in needs no
+ * transaction around them (a statement is one): the visit (the credential used last when it is a stored one,
+ * last and first visit), the new session, the audit rows with their outbox events, and the user as the
+ * session's answer carries it. Null when the user is not live: then nothing is written.
+ *
+ * The visit is written at most once in 30 seconds per user unless the credential changes: the UPDATE locks
+ * the user's row until the sign-in commits, so concurrent sign-ins of one user (a returning wallet on several
+ * tabs or devices, a client retrying) would otherwise queue behind each other; a row the WHERE does not
+ * match is not locked, and the user is then read as it is.
  */
-const RECORD_VISIT_AND_FIND_USER = prepared(
-  "record-visit-and-find-user",
+const OPEN_SESSION_AND_FIND_USER = prepared(
+  "open-session-and-find-user",
   `WITH visited AS (
        UPDATE users SET last_verified_credential_id = coalesce($3, last_verified_credential_id), last_visit = now(), first_visit = coalesce(first_visit, now())
        WHERE environment_id = $1 AND id = $2 AND deleted_at IS NULL
@@ -100,12 +117,40 @@ const RECORD_VISIT_AND_FIND_USER = prepared(
      u AS (
        SELECT * FROM visited
        UNION ALL
-       SELECT * FROM users WHERE environment_id = $1 AND id = $2 AND deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM visited))
-     SELECT ${SIGNED_IN_COLUMNS} FROM u`,
+       SELECT * FROM users WHERE environment_id = $1 AND id = $2 AND deleted_at IS NULL AND NOT EXISTS (SELECT 1 FROM visited)),
+     opened AS (
+       INSERT INTO sessions (id, environment_id, user_id, ip_address, user_agent, expires_at, scope, pending_scope, refresh_id, first_factor_kind, first_factor_id)
+       SELECT $4, $1, u.id, $5, $6, $7, $8, $9, $10, $11, $12 FROM u
+       RETURNING id),
+     ${auditsWithEventsCtes(13, 14, 15, "EXISTS (SELECT 1 FROM opened)")}
+     SELECT ${SIGNED_IN_COLUMNS}, (SELECT n FROM notified) AS notified FROM u`,
 );
 
-export async function recordVisitAndFindUser(q: Queryable, environmentId: string, userId: string, credentialId: string | null): Promise<SignedInUserRecord | null> {
-  const row = await q.oneOrNone(RECORD_VISIT_AND_FIND_USER([environmentId, userId, credentialId]));
+export async function openSessionAndFindUser(
+  q: Queryable,
+  environmentId: string,
+  userId: string,
+  visit: { credentialId: string | null },
+  session: NewSessionRow,
+  audits: AuditWithEvent[],
+): Promise<SignedInUserRecord | null> {
+  const row = await q.oneOrNone(
+    OPEN_SESSION_AND_FIND_USER([
+      environmentId,
+      userId,
+      visit.credentialId,
+      session.id,
+      session.ipAddress,
+      session.userAgent,
+      session.expiresAt,
+      session.scope,
+      session.pendingScope,
+      session.refreshId,
+      session.firstFactor.kind,
+      session.firstFactor.id,
+      ...auditRowsParams(audits),
+    ]),
+  );
   return row ? toSignedInUser(row) : null;
 }
 

@@ -1,5 +1,5 @@
 import type { Queryable } from "../../db/db.js";
-import { insertAudit, insertAuditsWithEvents } from "../../db/repositories/audit.js";
+import { insertAudit, type AuditWithEvent } from "../../db/repositories/audit.js";
 import { insertEvent } from "../../db/repositories/events.js";
 import { isEventName } from "../events/catalogue.js";
 import type { Deps } from "../deps.js";
@@ -43,11 +43,11 @@ export async function recordChange(t: Queryable, access: OrganizationAccess & { 
 }
 
 /**
- * Records several changes at once inside the caller's transaction, in order: all their audit rows and events
- * in one statement. For hot paths (sign-in), which know all their changes before they commit.
+ * The audit rows and events of several changes, in order, for a hot path that writes them in the statement
+ * of the change itself (sign-in: openSessionAndFindUser) instead of in statements of their own.
  */
-export async function recordChanges(t: Queryable, access: OrganizationAccess & { environmentId?: string }, changes: Change[]): Promise<void> {
-  await insertAuditsWithEvents(t, changes.map((c) => rowsOf(access, c)));
+export function changeRows(access: OrganizationAccess & { environmentId?: string }, changes: Change[]): AuditWithEvent[] {
+  return changes.map((c) => rowsOf(access, c));
 }
 
 function rowsOf(access: OrganizationAccess & { environmentId?: string }, change: Change) {

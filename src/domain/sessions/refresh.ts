@@ -5,6 +5,7 @@ import { DomainError } from "../../errors.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
+import { markSessionsRevoked } from "./revocation.js";
 import { revokeOwnSession, sign, type SessionTokens } from "./service.js";
 import { BASE_SCOPE } from "./tokens.js";
 
@@ -58,7 +59,12 @@ export async function refreshSession(
 
 async function refusal(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, requestId: string): Promise<DomainError> {
   const why = await sessions.refreshRefusal(deps.db, principal.environmentId, principal.userId, principal.sessionId, deps.config.sessionMaxAgeSeconds);
-  if (why.kind === "not_live") return invalidSession("the session has been revoked or has expired");
+  if (why.kind === "not_live") {
+    // Authentication did not ask the store (the rotation checks liveness): what Postgres said is written
+    // there now, so the token's other calls are refused without a read.
+    await markSessionsRevoked(deps.store, [{ id: principal.sessionId, expiresAt: new Date(principal.expiresAt * 1000) }]);
+    return invalidSession("the session has been revoked or has expired");
+  }
   if (why.kind === "too_old")
     return new DomainError("unauthenticated", "session_expired", "the session has reached its maximum age and cannot be refreshed: sign in again");
   if (why.secondsSinceRefresh >= REFRESH_REUSE_GRACE_SECONDS) await revokeOwnSession(deps, env, principal, requestId, "refresh_reuse");

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Queryable } from "../../db/db.js";
 import * as keys from "../../db/repositories/environment-keys.js";
 import * as sessions from "../../db/repositories/sessions.js";
-import { findSignedInUser, type SignedInUserRecord } from "../../db/repositories/user-aggregate.js";
+import { findSignedInUser, type NewSessionRow, type SignedInUserRecord } from "../../db/repositories/user-aggregate.js";
 import { DomainError } from "../../errors.js";
 import { audited } from "../audit/audit.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
@@ -54,37 +54,46 @@ export async function sign(
   return { ...shown, jwt, minifiedJwt };
 }
 
+/** A session a sign-in is about to open: its row, and the profile fields its tokens carry once it is stored. */
+export interface SessionToOpen {
+  row: NewSessionRow;
+  collected: Set<string>;
+}
+
 /**
- * Opens a session for a user who just proved a credential, in the sign-in's transaction (the caller records
- * user.session.created with it), and signs its first tokens.
+ * The session a user who just proved a credential gets (the sign-in stores it with its visit and audit rows:
+ * openSessionAndFindUser), signed by signOpenedSession once it is stored. Waiting for a second factor, its
+ * token grants only that, and the sign-in's scope waits on the row.
  */
-export async function openSession(
+export async function sessionToOpen(
   deps: Pick<Deps, "sessionKeys" | "config">,
-  t: Queryable,
-  user: SignedInUserRecord,
+  environmentId: string,
   meta: ClientMeta,
-  scope: string = BASE_SCOPE,
-  opts: { secondFactorPending?: boolean; firstFactor?: { kind: string; id: string | null } } = {},
-): Promise<SessionTokens> {
-  const environmentId = user.user.environmentId;
+  scope: string,
+  opts: { secondFactorPending: boolean; firstFactor: { kind: string; id: string | null } },
+): Promise<SessionToOpen> {
   const policy = await deps.sessionKeys.policy(environmentId);
-  const sessionId = randomUUID();
-  const refreshId = randomUUID();
   // A token never outlives the session's absolute end (refresh.ts), even with a longer JWT lifetime.
   const expiresAt = Math.floor(Date.now() / 1000) + Math.min(policy.lifetimeSeconds, deps.config.sessionMaxAgeSeconds);
-  await sessions.insertSession(t, environmentId, {
-    id: sessionId,
-    userId: user.user.id,
-    ipAddress: meta.ipAddress,
-    userAgent: meta.userAgent ? meta.userAgent.slice(0, 512) : null,
-    expiresAt: new Date(expiresAt * 1000),
-    // Waiting for a second factor: the token grants only that; the sign-in's scope waits on the row.
-    scope: opts.secondFactorPending ? MFA_PENDING_SCOPE : scope,
-    pendingScope: opts.secondFactorPending ? scope : undefined,
-    refreshId,
-    firstFactor: opts.firstFactor,
-  });
-  return sign(deps, user, { sessionId, expiresAt, scope: opts.secondFactorPending ? MFA_PENDING_SCOPE : scope, refreshId }, policy.collected);
+  return {
+    row: {
+      id: randomUUID(),
+      ipAddress: meta.ipAddress,
+      userAgent: meta.userAgent ? meta.userAgent.slice(0, 512) : null,
+      expiresAt: new Date(expiresAt * 1000),
+      scope: opts.secondFactorPending ? MFA_PENDING_SCOPE : scope,
+      pendingScope: opts.secondFactorPending ? scope : null,
+      refreshId: randomUUID(),
+      firstFactor: opts.firstFactor,
+    },
+    collected: policy.collected,
+  };
+}
+
+/** The first tokens of a session sessionToOpen made, once it is stored. */
+export function signOpenedSession(deps: Pick<Deps, "sessionKeys">, user: SignedInUserRecord, s: SessionToOpen): Promise<SessionTokens> {
+  const { row } = s;
+  return sign(deps, user, { sessionId: row.id, expiresAt: Math.floor(row.expiresAt.getTime() / 1000), scope: row.scope, refreshId: row.refreshId }, s.collected);
 }
 
 /**
@@ -141,12 +150,19 @@ export async function revokeOwnSession(
  * published keys, issuer, environment, expiry) whose session is not revoked. Usually no Postgres read: the
  * keys are cached per process and the session's state is in the store; when the store does not know it
  * (never asked, or forgotten with a restart or a flush), Postgres does (revocation.ts).
+ * `liveness: "handler"`: the operation's own statement refuses a session that is not live (the RPC declares
+ * session_checked_by_handler), so the store is not asked first.
  */
-export async function authenticateEndUser(deps: Pick<Deps, "sessionVerifier" | "store" | "db">, environmentId: string, authorization: string | null): Promise<EndUserPrincipal> {
+export async function authenticateEndUser(
+  deps: Pick<Deps, "sessionVerifier" | "store" | "db">,
+  environmentId: string,
+  authorization: string | null,
+  opts: { liveness: "store" | "handler" } = { liveness: "store" },
+): Promise<EndUserPrincipal> {
   const m = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
   if (!m) throw new DomainError("unauthenticated", "unauthorized", "missing or malformed Authorization header: expected 'Bearer <session JWT>'");
   const claims = await deps.sessionVerifier.verify(environmentId, m[1]);
-  if (await isSessionRevoked(deps, claims)) throw invalidSession("the session has been revoked");
+  if (opts.liveness === "store" && (await isSessionRevoked(deps, claims))) throw invalidSession("the session has been revoked");
   return { kind: "end_user", ...claims };
 }
 

@@ -1,11 +1,12 @@
-import { recordVisitAndFindUser, type SignedInUserRecord } from "../../db/repositories/user-aggregate.js";
+import type { Queryable } from "../../db/db.js";
+import { openSessionAndFindUser, type SignedInUserRecord } from "../../db/repositories/user-aggregate.js";
 import * as signIn from "../../db/repositories/sign-in.js";
 import * as users from "../../db/repositories/users.js";
 import { DomainError, unprocessable } from "../../errors.js";
-import { audited, recordChanges, type Change } from "../audit/audit.js";
+import { audited, changeRows, type Change } from "../audit/audit.js";
 import type { EndUserPrincipal } from "../auth/principal.js";
 import type { Deps } from "../deps.js";
-import { endUserAccess, openSession, renewSession, type ClientMeta, type SessionTokens } from "../sessions/service.js";
+import { endUserAccess, renewSession, sessionToOpen, signOpenedSession, type ClientMeta, type SessionTokens } from "../sessions/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { userSnapshot } from "../users/service.js";
 import { attachCredential, attachedChange, findOwner, firstFactorOf, type ProvenCredential } from "./credentials.js";
@@ -46,43 +47,51 @@ async function signInOnce(deps: Deps, env: PublicEnvironment, credential: Proven
   const scope = await checkSignInPolicy(deps.db, environmentId, credential, { newUser: !owner });
   const { mfa } = await deps.sessionKeys.policy(environmentId);
   const access = endUserAccess(env, owner?.userId ?? "", meta.requestId);
-  // The fewest statements a sign-in can take (test/e2e/sign-in-statements.test.ts counts them): the visit is
-  // recorded by the read of the user, the first factor by the session's insert, and every audit row and
-  // event of the sign-in goes in one statement at the end.
-  return deps.db.tx(async (t) => {
+
+  /**
+   * The session for the user, stored with the visit, the sign-in's audit rows and events and the read of the
+   * user in one statement (test/e2e/sign-in-statements.test.ts counts a sign-in's statements), then signed.
+   */
+  const open = async (q: Queryable, userId: string, credentialId: string | null, changes: Change[]) => {
+    // MFA on: a user who must pass a second factor gets a session that only the MFA operations accept.
+    const secondFactorPending = await owesSecondFactor(q, mfa, environmentId, userId, firstFactorOf(credential));
+    // The session keeps which credential signed it in: no second factor may repeat it.
+    const firstFactor = { kind: credential.kind, id: credential.kind === "passkey" ? credential.passkeyId : credentialId };
+    const session = await sessionToOpen(deps, environmentId, meta, scope, { secondFactorPending, firstFactor });
+    const recorded = [
+      ...changes,
+      {
+        action: "user.session.created",
+        resourceType: "session",
+        resourceId: session.row.id,
+        after: { userId, method: credential.kind, secondFactorPending },
+      },
+    ];
+    const user = await openSessionAndFindUser(q, environmentId, userId, { credentialId }, session.row, changeRows(access, recorded));
+    if (!user) throw new DomainError("unauthenticated", "invalid_credential", "this credential's user no longer exists");
+    return { user, session };
+  };
+
+  // A returning user whose credential is stored: one statement, no transaction.
+  if (owner && (owner.credentialId || owner.attached)) {
+    const { user, session } = await open(deps.db, owner.userId, owner.credentialId ?? null, []);
+    return { user, newUser: false, tokens: await signOpenedSession(deps, user, session) };
+  }
+  // A new user, or one known by the profile's e-mail / phone only (a user created by the management API):
+  // the user and the credential are written with the session, in one transaction.
+  const opened = await deps.db.tx(async (t) => {
     const changes: Change[] = [];
     let userId = owner?.userId;
-    let credentialId = owner?.credentialId ?? null;
-    const newUser = !userId;
     if (!userId) {
       const created = await users.insertUser(t, environmentId, {});
       userId = created.id;
-      const attached = await attachCredential(t, environmentId, userId, credential);
-      credentialId = attached.credentialId;
       changes.push({ action: "user.created", resourceType: "user", resourceId: userId, after: { ...userSnapshot(created), signedUpWith: credential.kind } });
-      changes.push(attachedChange(credential, userId, attached.resourceId));
-    } else if (!credentialId && !owner?.attached) {
-      // Known by the profile's e-mail / phone only (a user created by the management API): now verified.
-      const attached = await attachCredential(t, environmentId, userId, credential);
-      credentialId = attached.credentialId;
-      changes.push(attachedChange(credential, userId, attached.resourceId));
     }
-    const user = await recordVisitAndFindUser(t, environmentId, userId, credentialId);
-    if (!user) throw new DomainError("unauthenticated", "invalid_credential", "this credential's user no longer exists");
-    // MFA on: a user who must pass a second factor gets a session that only the MFA operations accept.
-    const secondFactorPending = await owesSecondFactor(t, mfa, environmentId, userId, firstFactorOf(credential));
-    // The session keeps which credential signed it in: no second factor may repeat it.
-    const firstFactor = { kind: credential.kind, id: credential.kind === "passkey" ? credential.passkeyId : credentialId };
-    const tokens = await openSession(deps, t, user, meta, scope, { secondFactorPending, firstFactor });
-    changes.push({
-      action: "user.session.created",
-      resourceType: "session",
-      resourceId: tokens.sessionId,
-      after: { userId, method: credential.kind, secondFactorPending },
-    });
-    await recordChanges(t, access, changes);
-    return { user, newUser, tokens };
+    const attached = await attachCredential(t, environmentId, userId, credential);
+    changes.push(attachedChange(credential, userId, attached.resourceId));
+    return open(t, userId, attached.credentialId, changes);
   });
+  return { user: opened.user, newUser: !owner, tokens: await signOpenedSession(deps, opened.user, opened.session) };
 }
 
 /**

@@ -30,8 +30,11 @@ export function authnInterceptor(deps: Pick<Deps, "db" | "store" | "sessionVerif
       // them: a malformed one is the 400 the validation interceptor would give, never a lookup.
       const violations = validateStringField(plan.field, environmentId);
       if (violations.length) throw validationError(violations);
-      const endUser = await authenticateEndUser(deps, environmentId, req.header.get("authorization"));
-      if (awaitsSecondFactor(endUser.scope) && !methodRules(req.method).mfaPendingAllowed)
+      const rules = methodRules(req.method);
+      const endUser = await authenticateEndUser(deps, environmentId, req.header.get("authorization"), {
+        liveness: rules.sessionCheckedByHandler ? "handler" : "store",
+      });
+      if (awaitsSecondFactor(endUser.scope) && !rules.mfaPendingAllowed)
         throw mfaRequired("this session must pass its second factor first (the MFA operations)");
       req.contextValues.set(principalKey, endUser);
       return next(req);
