@@ -62,7 +62,6 @@ import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { decodeJwt, decodeProtectedHeader, SignJWT } from "jose";
-import { Pool } from "undici";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { closeDatabase, connectDatabase, type Database, type Queryable } from "../src/db/db.js";
 import { bootstrapTenant } from "../src/domain/tenancy/bootstrap.js";
@@ -71,6 +70,7 @@ import { signInWith } from "../src/domain/sign-in/pipeline.js";
 import { normalizeWalletAddress } from "../src/domain/wallets/addresses.js";
 import { createEmptyDatabase } from "./support/database.js";
 import { benchDeployment } from "./support/deps.js";
+import { keepAliveClient, type Answer } from "./support/http-client.js";
 import { benchServers, seconds } from "./support/env.js";
 import { drainLoad, httpLoad, type Result } from "./support/load.js";
 import { paired, row, summarise, TABLE_HEADER } from "./support/paired.js";
@@ -155,16 +155,14 @@ let peerDatabase: { url: string; drop(): Promise<void> } | undefined;
 let peerDb: Database | undefined;
 
 // --- the client of the sign-in cases, the same for every side -----------------------------------------------
-// A lean keep-alive client: an undici Pool per side and caller count, with a connection per caller. The
-// global fetch cost about as much CPU per call as a server on this 2-core machine, taken from the servers.
-const pools = new Map<string, Pool>();
+// A keep-alive client (./support/http-client.ts) per side and caller count, with a connection per caller.
+const clients = new Map<string, ReturnType<typeof keepAliveClient>>();
 /** One call of a side: GET without a body, POST with a JSON one; its status and body text. */
-async function call(server: Running, callers: number, path: string, body?: string): Promise<{ status: number; text: string }> {
+function call(server: Running, callers: number, path: string, body?: string): Promise<Answer> {
   const key = `${server.base} ${callers}`;
-  let pool = pools.get(key);
-  if (!pool) pools.set(key, (pool = new Pool(server.base, { connections: callers })));
-  const r = await pool.request(body === undefined ? { path, method: "GET" } : { path, method: "POST", headers: { "content-type": "application/json" }, body });
-  return { status: r.statusCode, text: await r.body.text() };
+  let client = clients.get(key);
+  if (!client) clients.set(key, (client = keepAliveClient(server.base, callers)));
+  return client.call(body === undefined ? "GET" : "POST", path, {}, body);
 }
 
 try {
@@ -504,7 +502,7 @@ try {
     printProfile("bare", measuredAt - spawned.bare);
   }
 } finally {
-  for (const pool of pools.values()) await pool.close();
+  for (const client of clients.values()) await client.close();
   for (const r of running.reverse()) await r.stop();
   await deps.close();
   await database.drop();

@@ -32,7 +32,6 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { hexToBytes } from "@noble/curves/utils.js";
 import { base58 } from "@scure/base";
-import { Pool } from "undici";
 import { hashMessage, recoverMessageAddress } from "viem";
 import { encryptToKeygenId, newKeygenKey } from "../src/crypto/keygen-envelope.js";
 import { signDigestWithShares } from "../src/crypto/threshold/ecdsa.js";
@@ -43,6 +42,7 @@ import { signInWith } from "../src/domain/sign-in/pipeline.js";
 import type { PublicEnvironment } from "../src/domain/tenancy/access.js";
 import { bootstrapTenant } from "../src/domain/tenancy/bootstrap.js";
 import { benchDeployment } from "./support/deps.js";
+import { keepAliveClient } from "./support/http-client.js";
 import { callLoad, type Result } from "./support/load.js";
 import { cpuSeconds, startSigil, type Running } from "./support/processes.js";
 import { summarise } from "./support/profile-summary.js";
@@ -77,23 +77,15 @@ try {
   const spawned = Date.now();
 
   const errors = new Set<string>();
-  // The devices' HTTP client: keep-alive connections of undici's Pool, one per client at most. Global fetch
-  // spends about as much CPU per call as the api does, and on this shared machine a load generator's CPU is
-  // taken from the service it measures.
-  const pool = new Pool(api.base, { connections: 16 });
+  // The devices' HTTP client (./support/http-client.ts): a keep-alive connection per client at most.
+  const client = keepAliveClient(api.base, 16);
   async function http<T>(method: "GET" | "POST", route: string, jwt: string, body?: unknown): Promise<T> {
-    const r = await pool.request({
-      path: `/api/v0/sdk/${env}${route}`,
-      method,
-      headers: { authorization: `Bearer ${jwt}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await r.body.text();
-    if (r.statusCode !== 200) {
-      errors.add(`${method} ${route.replace(/[0-9a-f-]{36}/g, ":id")}: ${r.statusCode} ${text.slice(0, 200)}`);
-      throw new Error(String(r.statusCode));
+    const r = await client.call(method, `/api/v0/sdk/${env}${route}`, { authorization: `Bearer ${jwt}` }, body === undefined ? undefined : JSON.stringify(body));
+    if (r.status !== 200) {
+      errors.add(`${method} ${route.replace(/[0-9a-f-]{36}/g, ":id")}: ${r.status} ${r.text.slice(0, 200)}`);
+      throw new Error(String(r.status));
     }
-    return JSON.parse(text) as T;
+    return JSON.parse(r.text) as T;
   }
 
   /** createWaasAccount (2-of-2), the room read, the device's share opened and checked: one wallet made. */

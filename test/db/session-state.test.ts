@@ -30,9 +30,9 @@ const inAnHour = () => new Date(Date.now() + 3_600_000);
 
 async function newSession(environmentId: string) {
   const u = await users.insertUser(db, environmentId, { email: `state-${randomUUID()}@example.com` });
-  const s = { id: randomUUID(), userId: u.id, refreshId: randomUUID() };
-  await sessions.insertSession(db, environmentId, { ...s, ipAddress: null, userAgent: null, expiresAt: inAnHour(), scope: "user:basic" });
-  return s;
+  const opened = row();
+  await openSessionAndFindUser(db, environmentId, u.id, { credentialId: null }, opened, []);
+  return { id: opened.id, userId: u.id, refreshId: opened.refreshId };
 }
 
 describe("spent credentials", () => {

@@ -11,29 +11,6 @@ export interface LiveSession {
 
 const toLive = (r: Record<string, any>): LiveSession => ({ id: r.id, userId: r.user_id, expiresAt: r.expires_at, scope: r.scope ?? null });
 
-export async function insertSession(
-  q: Queryable,
-  environmentId: string,
-  s: {
-    id: string;
-    userId: string;
-    ipAddress: string | null;
-    userAgent: string | null;
-    expiresAt: Date;
-    scope: string;
-    pendingScope?: string;
-    refreshId: string;
-    /** The credential that signed the session in (its kind and id): no second factor may repeat it. */
-    firstFactor?: { kind: string; id: string | null };
-  },
-): Promise<void> {
-  await q.none(
-    `INSERT INTO sessions (id, environment_id, user_id, ip_address, user_agent, expires_at, scope, pending_scope, refresh_id, first_factor_kind, first_factor_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [s.id, environmentId, s.userId, s.ipAddress, s.userAgent, s.expiresAt, s.scope, s.pendingScope ?? null, s.refreshId, s.firstFactor?.kind ?? null, s.firstFactor?.id ?? null],
-  );
-}
-
 const FIND_LIVE_SESSION = prepared(
   "find-live-session",
   `SELECT s.id, s.user_id, s.expires_at, s.scope FROM sessions s

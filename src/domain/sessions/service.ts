@@ -12,6 +12,7 @@ import type { EnvironmentAccess, PublicEnvironment } from "../tenancy/access.js"
 import { isSessionRevoked, markSessionsRevoked } from "./revocation.js";
 import { credentialClaims, profileClaims } from "./claims.js";
 import { BASE_SCOPE, MFA_PENDING_SCOPE, awaitsSecondFactor, signSessionTokens } from "./tokens.js";
+import type { TokenPolicy } from "./keyring.js";
 
 /** A session's tokens as sign-in, refresh and every change of the signed-in user answer them. */
 export interface SessionTokens {
@@ -61,18 +62,17 @@ export interface SessionToOpen {
 }
 
 /**
- * The session a user who just proved a credential gets (the sign-in stores it with its visit and audit rows:
- * openSessionAndFindUser), signed by signOpenedSession once it is stored. Waiting for a second factor, its
- * token grants only that, and the sign-in's scope waits on the row.
+ * The session a user who just proved a credential gets under the environment's token policy (the sign-in
+ * stores it with its visit and audit rows: openSessionAndFindUser), signed by signOpenedSession once it is
+ * stored. Waiting for a second factor, its token grants only that, and the sign-in's scope waits on the row.
  */
-export async function sessionToOpen(
-  deps: Pick<Deps, "sessionKeys" | "config">,
-  environmentId: string,
+export function sessionToOpen(
+  deps: Pick<Deps, "config">,
+  policy: TokenPolicy,
   meta: ClientMeta,
   scope: string,
   opts: { secondFactorPending: boolean; firstFactor: { kind: string; id: string | null } },
-): Promise<SessionToOpen> {
-  const policy = await deps.sessionKeys.policy(environmentId);
+): SessionToOpen {
   // A token never outlives the session's absolute end (refresh.ts), even with a longer JWT lifetime.
   const expiresAt = Math.floor(Date.now() / 1000) + Math.min(policy.lifetimeSeconds, deps.config.sessionMaxAgeSeconds);
   return {

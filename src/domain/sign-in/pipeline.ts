@@ -45,7 +45,7 @@ async function signInOnce(deps: Deps, env: PublicEnvironment, credential: Proven
   // A passkey only ever signs in the user it was registered to: a gone user is not signed up again.
   if (!owner && credential.kind === "passkey") throw new DomainError("unauthenticated", "invalid_credential", "this passkey's user no longer exists");
   const scope = await checkSignInPolicy(deps.db, environmentId, credential, { newUser: !owner });
-  const { mfa } = await deps.sessionKeys.policy(environmentId);
+  const policy = await deps.sessionKeys.policy(environmentId);
   const access = endUserAccess(env, owner?.userId ?? "", meta.requestId);
 
   /**
@@ -54,10 +54,10 @@ async function signInOnce(deps: Deps, env: PublicEnvironment, credential: Proven
    */
   const open = async (q: Queryable, userId: string, credentialId: string | null, changes: Change[]) => {
     // MFA on: a user who must pass a second factor gets a session that only the MFA operations accept.
-    const secondFactorPending = await owesSecondFactor(q, mfa, environmentId, userId, firstFactorOf(credential));
+    const secondFactorPending = await owesSecondFactor(q, policy.mfa, environmentId, userId, firstFactorOf(credential));
     // The session keeps which credential signed it in: no second factor may repeat it.
     const firstFactor = { kind: credential.kind, id: credential.kind === "passkey" ? credential.passkeyId : credentialId };
-    const session = await sessionToOpen(deps, environmentId, meta, scope, { secondFactorPending, firstFactor });
+    const session = sessionToOpen(deps, policy, meta, scope, { secondFactorPending, firstFactor });
     const recorded = [
       ...changes,
       {

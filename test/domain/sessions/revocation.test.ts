@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDatabase, type Database } from "../../../src/db/db.js";
 import * as sessions from "../../../src/db/repositories/sessions.js";
+import { openSessionAndFindUser } from "../../../src/db/repositories/user-aggregate.js";
 import * as users from "../../../src/db/repositories/users.js";
 import { isSessionRevoked, markSessionsRevoked } from "../../../src/domain/sessions/revocation.js";
 import { bootstrapTenant, type BootstrapResult } from "../../../src/domain/tenancy/bootstrap.js";
@@ -42,7 +43,8 @@ describe("session revocation: Postgres decides, the store only remembers", () =>
     const u = await users.insertUser(db, t.environmentId, { email: `rev-${randomUUID()}@example.com` });
     const id = randomUUID();
     const expiresAt = new Date(Date.now() + 3_600_000);
-    await sessions.insertSession(db, t.environmentId, { id, userId: u.id, refreshId: randomUUID(), ipAddress: null, userAgent: null, expiresAt, scope: "user:basic" });
+    const row = { id, ipAddress: null, userAgent: null, expiresAt, scope: "user:basic", pendingScope: null, refreshId: randomUUID(), firstFactor: { kind: "email", id: null } };
+    await openSessionAndFindUser(db, t.environmentId, u.id, { credentialId: null }, row, []);
     return { environmentId: t.environmentId, userId: u.id, sessionId: id, expiresAt: Math.floor(expiresAt.getTime() / 1000) };
   }
 
