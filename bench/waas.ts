@@ -21,7 +21,7 @@
  * Sigil runs as `sigil start api` beside `sigil start worker` (real Postgres, Redis, Temporal from the
  * environment) on a database and task queue of the bench's own. `--seconds N` (or BENCH_SECONDS, default 10)
  * per measured run. BENCH_WAAS_PROFILE=<dir> starts api and worker under `node --cpu-prof` and prints where
- * each spent its CPU. Print-only: the numbers are recorded in docs/benchmarks.md by hand.
+ * each spent its CPU; BENCH_WAAS_CASES=evm (or svm, create, actor, comma-separated) runs only those cases. Print-only: the numbers are recorded in docs/benchmarks.md by hand.
  *
  *   DATABASE_URL=... REDIS_URL=... TEMPORAL_ADDRESS=... npm run bench:waas -- --seconds 10
  */
@@ -53,6 +53,8 @@ const seconds = Number(argSeconds > 0 ? process.argv[argSeconds + 1] : (process.
 const CLIENTS = Number(process.env.BENCH_WAAS_CLIENTS ?? 8);
 const port = Number(process.env.BENCH_PORT ?? 18390);
 const profileDir = process.env.BENCH_WAAS_PROFILE;
+/** BENCH_WAAS_CASES: a comma list of evm, svm, create, actor (default all), to measure or profile one case alone. */
+const cases = new Set((process.env.BENCH_WAAS_CASES ?? "evm,svm,create,actor").split(",").map((c) => c.trim()));
 type Chain = "EVM" | "SVM";
 
 /** A signed-in user with one wallet per chain, and the device that holds its shares. */
@@ -215,27 +217,35 @@ try {
 
   console.log(`\n${os.cpus().length} cores (${os.cpus()[0]?.model ?? "unknown"}), Node ${process.version}, ${seconds} s per run; load average ${load()}`);
   const measured = Date.now();
-  const evm = await sigilRun(`EVM signatures/s, ${CLIENTS} clients on ${CLIENTS} wallets`, (i) => () => sign(clients[i]!, "EVM"), CLIENTS);
-  await sigilRun("EVM signatures/s, 1 client on one wallet", () => () => sign(clients[CLIENTS]!, "EVM"), 1);
-  await baseRun("baseline: hashMessage + signDigestWithShares (2 shares), plain loop", () => signDigestWithShares(evmSplit.public, evmSplit.shares, hexToBytes(hashMessage(`bench ${n++}`).slice(2))), evm);
-  await baseRun("baseline: hashMessage + secp256k1.sign (whole key), plain loop", () => secp256k1.sign(hexToBytes(hashMessage(`bench ${n++}`).slice(2)), evmKey, { prehash: false }), evm);
-  const svm = await sigilRun(`Solana signatures/s, ${CLIENTS} clients on ${CLIENTS} wallets`, (i) => () => sign(clients[i]!, "SVM"), CLIENTS);
-  await sigilRun("Solana signatures/s, 1 client on one wallet", () => () => sign(clients[CLIENTS]!, "SVM"), 1);
-  await baseRun("baseline: FROST commit + sign share (2 holders) + aggregate, plain loop", () => frostSign(svmSplit.public, svmSplit.shares, new TextEncoder().encode(`bench ${n++}`)), svm);
-  await baseRun("baseline: ed25519.sign (whole key), plain loop", () => ed25519.sign(new TextEncoder().encode(`bench ${n++}`), svmSeed), svm);
-  const made = await sigilRun(`wallets created/s (EVM 2-of-2), ${CLIENTS} clients`, (i) => () => createWallet(clients[i]!, "EVM"), CLIENTS);
-  await sigilRun("wallets created/s (EVM 2-of-2), 1 client", () => () => createWallet(clients[CLIENTS]!, "EVM"), 1);
-  await baseRun("baseline: newWalletSecret + splitSecret + device share JWE, plain loop", async () => {
-    const split = splitSecret("secp256k1", newWalletSecret("secp256k1"), 2, 2);
-    await encryptToKeygenId(deviceKeygenId, "share:bench:2", new TextEncoder().encode(split.shares[1]!.value));
-  }, made);
+  if (cases.has("evm")) {
+    const evm = await sigilRun(`EVM signatures/s, ${CLIENTS} clients on ${CLIENTS} wallets`, (i) => () => sign(clients[i]!, "EVM"), CLIENTS);
+    await sigilRun("EVM signatures/s, 1 client on one wallet", () => () => sign(clients[CLIENTS]!, "EVM"), 1);
+    await baseRun("baseline: hashMessage + signDigestWithShares (2 shares), plain loop", () => signDigestWithShares(evmSplit.public, evmSplit.shares, hexToBytes(hashMessage(`bench ${n++}`).slice(2))), evm);
+    await baseRun("baseline: hashMessage + secp256k1.sign (whole key), plain loop", () => secp256k1.sign(hexToBytes(hashMessage(`bench ${n++}`).slice(2)), evmKey, { prehash: false }), evm);
+  }
+  if (cases.has("svm")) {
+    const svm = await sigilRun(`Solana signatures/s, ${CLIENTS} clients on ${CLIENTS} wallets`, (i) => () => sign(clients[i]!, "SVM"), CLIENTS);
+    await sigilRun("Solana signatures/s, 1 client on one wallet", () => () => sign(clients[CLIENTS]!, "SVM"), 1);
+    await baseRun("baseline: FROST commit + sign share (2 holders) + aggregate, plain loop", () => frostSign(svmSplit.public, svmSplit.shares, new TextEncoder().encode(`bench ${n++}`)), svm);
+    await baseRun("baseline: ed25519.sign (whole key), plain loop", () => ed25519.sign(new TextEncoder().encode(`bench ${n++}`), svmSeed), svm);
+  }
+  if (cases.has("create")) {
+    const made = await sigilRun(`wallets created/s (EVM 2-of-2), ${CLIENTS} clients`, (i) => () => createWallet(clients[i]!, "EVM"), CLIENTS);
+    await sigilRun("wallets created/s (EVM 2-of-2), 1 client", () => () => createWallet(clients[CLIENTS]!, "EVM"), 1);
+    await baseRun("baseline: newWalletSecret + splitSecret + device share JWE, plain loop", async () => {
+      const split = splitSecret("secp256k1", newWalletSecret("secp256k1"), 2, 2);
+      await encryptToKeygenId(deviceKeygenId, "share:bench:2", new TextEncoder().encode(split.shares[1]!.value));
+    }, made);
+  }
 
-  // The wallet actor's operations: one client on one wallet (a backup first, so that recovery has one).
-  const actorClient = clients[CLIENTS]!;
-  const held: Held = await createWallet(actorClient, "EVM");
-  await actorOps.backup(actorClient, held);
-  for (const [name, op] of Object.entries(actorOps)) {
-    await sigilRun(`actor: ${name}, 1 client on one wallet`, () => () => op(actorClient, held), 1);
+  if (cases.has("actor")) {
+    // The wallet actor's operations: one client on one wallet (a backup first, so that recovery has one).
+    const actorClient = clients[CLIENTS]!;
+    const held: Held = await createWallet(actorClient, "EVM");
+    await actorOps.backup(actorClient, held);
+    for (const [name, op] of Object.entries(actorOps)) {
+      await sigilRun(`actor: ${name}, 1 client on one wallet`, () => () => op(actorClient, held), 1);
+    }
   }
 
   console.log("| case | ops/s | p50 ms | p99 ms | CPU ms/op: api + worker | Temporal server | Postgres | the device (bench process) | whole machine | errors | Sigil / baseline |");

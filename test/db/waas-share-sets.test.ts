@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { closeDatabase, type Database } from "../../src/db/db.js";
+import { insertRoom } from "../../src/db/repositories/waas-rooms.js";
 import {
   currentSet,
   destroyRetiredShares,
   insertFirstSet,
   insertPendingSet,
   listSets,
-  lockCurrentSet,
+  lockSetForSigning,
   promoteSet,
   setShares,
   userWalletCurrentSet,
@@ -158,11 +159,29 @@ it("writes a new wallet's first set current at once, with all its shares; finds 
   expect((await userWalletCurrentSet(db, env, userId, w))?.set.id).toBe(first.id);
   expect(await userWalletCurrentSet(db, otherEnv, userId, w)).toBeNull();
   expect(await userWalletCurrentSet(db, env, randomUUID(), w)).toBeNull();
-  expect((await lockCurrentSet(db, env, w, first.id))?.id).toBe(first.id);
-  expect(await lockCurrentSet(db, otherEnv, w, first.id)).toBeNull();
+  // A signature's read: the set locked, the server's sealed share, the room's sealed key and nonces.
+  const room = await insertRoom(db, {
+    id: randomUUID(),
+    environmentId: env,
+    userId,
+    walletId: w,
+    operation: "sign",
+    request: {},
+    serverKeygenId: "room-key",
+    serverKeySealed: "v1.room.sealed",
+    shareSetId: first.id,
+    ttlSeconds: 600,
+    keepSeconds: 86_400,
+  });
+  const material = await lockSetForSigning(db, env, w, first.id, room.id, 1);
+  expect([material?.set.id, material?.serverShareSealed, material?.room]).toEqual([first.id, "v1.k.sealed", { keySealed: "v1.room.sealed", noncesSealed: null }]);
+  // Another holder's share is never the server's; a room that is not there reads as none.
+  expect((await lockSetForSigning(db, env, w, first.id, room.id, 2))?.serverShareSealed).toBeNull();
+  expect((await lockSetForSigning(db, env, w, first.id, randomUUID(), 1))?.room).toBeNull();
+  expect(await lockSetForSigning(db, otherEnv, w, first.id, room.id, 1)).toBeNull();
   // Once a promotion retires it, the set is not there to lock (a signature of it is stale).
   const next = (await pending(w)).set;
   await promoteSet(db, env, w, next.id);
-  expect(await lockCurrentSet(db, env, w, first.id)).toBeNull();
+  expect(await lockSetForSigning(db, env, w, first.id, room.id, 1)).toBeNull();
   expect((await userWalletCurrentSet(db, env, userId, w))?.set.id).toBe(next.id);
 });

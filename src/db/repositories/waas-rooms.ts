@@ -1,8 +1,10 @@
 import { prepared, type Queryable } from "../db.js";
+import { auditRowsParams, auditsWithEventsCtes, type AuditWithEvent } from "./audit.js";
 
 /**
  * Rooms of threshold WaaS wallets (migration 033). Every function is scoped by environment; the room's
- * sealed key and nonces are read only by `roomSecrets` (the actor's activities).
+ * sealed key and nonces are read only by `roomSecrets` and, with the share set a signature locks, by
+ * `lockSetForSigning` (./waas-share-sets.ts).
  */
 
 export type RoomOperation = "reserved" | "keygen" | "import" | "sign" | "refresh" | "reshare" | "export";
@@ -48,11 +50,8 @@ export async function insertRoom(
   },
 ): Promise<RoomRecord> {
   return q.one(
-    `WITH ${clearExpired("$2", "$3", "$11")}
-     INSERT INTO waas_rooms (id, environment_id, user_id, wallet_id, operation, request, server_keygen_id, server_key_sealed, share_set_id, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10))
-     RETURNING ${COLUMNS}`,
-    [room.id, room.environmentId, room.userId, room.walletId, room.operation, room.request, room.serverKeygenId, room.serverKeySealed, room.shareSetId ?? null, room.ttlSeconds, room.keepSeconds],
+    INSERT_ROOM([room.id, room.environmentId, room.userId, room.walletId, room.operation, room.request, room.serverKeygenId, room.serverKeySealed, room.shareSetId ?? null, room.ttlSeconds, room.keepSeconds]),
+    undefined,
     toRoom,
   );
 }
@@ -64,6 +63,15 @@ export async function insertRoom(
 const clearExpired = (environmentId: string, userId: string, keepSeconds: string) =>
   `cleared AS (DELETE FROM waas_rooms WHERE environment_id = ${environmentId} AND user_id = ${userId} AND operation <> 'export'
      AND expires_at < now() - make_interval(secs => ${keepSeconds}))`;
+
+// Every signature opens a room: planned once per connection.
+const INSERT_ROOM = prepared(
+  "insert-room",
+  `WITH ${clearExpired("$2", "$3", "$11")}
+   INSERT INTO waas_rooms (id, environment_id, user_id, wallet_id, operation, request, server_keygen_id, server_key_sealed, share_set_id, expires_at)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10))
+   RETURNING ${COLUMNS}`,
+);
 
 /**
  * A keygen room, unless this user already has one for the same device keygen ids (a retried request): then
@@ -231,6 +239,26 @@ export async function finishRoom(
 ): Promise<RoomRecord> {
   const done = "result" in outcome;
   return q.one(FINISH_ROOM([environmentId, roomId, done ? "done" : "failed", done ? outcome.result : null, done ? null : outcome.error]), undefined, toRoom);
+}
+
+const FINISH_ROOM_RECORDED = prepared(
+  "finish-room-recorded",
+  `WITH finished AS (
+       UPDATE waas_rooms SET status = CASE WHEN status IN ('done', 'failed') THEN status ELSE 'done' END,
+         result = CASE WHEN status IN ('done', 'failed') THEN result ELSE $3 END,
+         server_nonces_sealed = NULL
+       WHERE environment_id = $1 AND id = $2
+       RETURNING ${COLUMNS}),
+     ${auditsWithEventsCtes(4, 5, 6, "EXISTS (SELECT 1 FROM finished)")}
+     SELECT finished.*, (SELECT n FROM notified) AS notified FROM finished`,
+);
+
+/**
+ * finishRoom with a result, and the operation's audit rows and events, in one statement (a signature's
+ * last write: one round trip, not three). Nothing is recorded when the room is not there.
+ */
+export async function finishRoomRecorded(q: Queryable, environmentId: string, roomId: string, result: Record<string, unknown>, audits: AuditWithEvent[]): Promise<RoomRecord> {
+  return q.one(FINISH_ROOM_RECORDED([environmentId, roomId, result, ...auditRowsParams(audits)]), undefined, toRoom);
 }
 
 function toRoom(r: Record<string, any>): RoomRecord {

@@ -3,7 +3,7 @@ import { prepared, type Queryable } from "../db.js";
 /**
  * Share sets of threshold WaaS wallets (migration 031): one row per epoch of a wallet's key, and one row per
  * holder's share. Every function is scoped by environment. The shares' secret columns are only read by
- * `shareSetWithShares` (the signing and refresh activities); listings never carry them.
+ * `setShares`, `lockSetForSigning` and `serverShareSealed` (./waas-threshold-wallets.ts); listings never carry them.
  */
 
 export type ShareSetStatus = "pending" | "current" | "retired";
@@ -193,19 +193,48 @@ export async function userWalletCurrentSet(
   return row ? { wallet: { chain: row.wallet_chain, address: row.wallet_address, publicKey: row.wallet_public_key }, set: toSet(row) } : null;
 }
 
-const LOCK_CURRENT_SET = prepared(
-  "lock-current-set",
-  `SELECT ${SET_COLUMNS} FROM waas_share_sets WHERE environment_id = $1 AND wallet_id = $2 AND id = $3 AND status = 'current' FOR SHARE`,
+const LOCK_SET_FOR_SIGNING = prepared(
+  "lock-set-for-signing",
+  // SET_COLUMNS qualified by the set's alias: the joined tables have columns of the same names.
+  `SELECT ${SET_COLUMNS.replace(/(\w+)/g, "s.$1")}, sh.share_sealed AS server_share_sealed,
+       r.server_key_sealed AS room_key_sealed, r.server_nonces_sealed AS room_nonces_sealed
+     FROM waas_share_sets s
+     LEFT JOIN waas_share_set_shares sh ON sh.environment_id = s.environment_id AND sh.share_set_id = s.id AND sh.holder_index = $5
+     LEFT JOIN waas_rooms r ON r.environment_id = s.environment_id AND r.id = $4
+     WHERE s.environment_id = $1 AND s.wallet_id = $2 AND s.id = $3 AND s.status = 'current'
+     FOR SHARE OF s`,
 );
 
+/** What a signature reads, with its set locked: the set, the server's sealed share, the room's sealed key and nonces. */
+export interface SigningMaterial {
+  set: ShareSetRecord;
+  /** Null when the server's share is gone (destroyed, never written). */
+  serverShareSealed: string | null;
+  /** Null when the room is not this environment's. */
+  room: { keySealed: string; noncesSealed: string | null } | null;
+}
+
 /**
- * The set, locked FOR SHARE while it is still the wallet's current one (null once a promotion retired it).
- * Signers share the lock, so they never wait for each other; a promotion's UPDATE of the set's status waits
- * for every signer holding it, and a signer arriving after the promotion finds the set retired.
+ * The set, locked FOR SHARE while it is still the wallet's current one (null once a promotion retired it),
+ * with the secrets a signature in room `roomId` opens, in one statement. Signers share the lock, so they never
+ * wait for each other; a promotion's UPDATE of the set's status waits for every signer holding it, and a
+ * signer arriving after the promotion finds the set retired.
  */
-export async function lockCurrentSet(q: Queryable, environmentId: string, walletId: string, setId: string): Promise<ShareSetRecord | null> {
-  const row = await q.oneOrNone(LOCK_CURRENT_SET([environmentId, walletId, setId]));
-  return row ? toSet(row) : null;
+export async function lockSetForSigning(
+  q: Queryable,
+  environmentId: string,
+  walletId: string,
+  setId: string,
+  roomId: string,
+  serverHolderIndex: number,
+): Promise<SigningMaterial | null> {
+  const row = await q.oneOrNone(LOCK_SET_FOR_SIGNING([environmentId, walletId, setId, roomId, serverHolderIndex]));
+  if (!row) return null;
+  return {
+    set: toSet(row),
+    serverShareSealed: row.server_share_sealed ?? null,
+    room: row.room_key_sealed ? { keySealed: row.room_key_sealed, noncesSealed: row.room_nonces_sealed ?? null } : null,
+  };
 }
 
 /** Every set of the wallet by epoch (operators, tests: the invariant "exactly one current"). */

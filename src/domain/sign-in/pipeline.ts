@@ -50,7 +50,7 @@ async function signInOnce(deps: Deps, env: PublicEnvironment, credential: Proven
 
   /**
    * The session for the user, stored with the visit, the sign-in's audit rows and events and the read of the
-   * user in one statement (test/e2e/sign-in-statements.test.ts counts a sign-in's statements), then signed.
+   * user in one statement (test/e2e/hot-path-statements.test.ts counts a sign-in's statements), then signed.
    */
   const open = async (q: Queryable, userId: string, credentialId: string | null, changes: Change[]) => {
     // MFA on: a user who must pass a second factor gets a session that only the MFA operations accept.

@@ -105,13 +105,16 @@ export async function takeContribution(q: Queryable, environmentId: string, user
   throw conflict("room_closed", room.status === "open" ? "the room has expired" : "the room has already taken its contribution");
 }
 
-/** Opens the parts the device encrypted to the room's key (the operation that runs the room only). */
-export async function openRoomParts(q: Queryable, sealer: Sealer, room: RoomRecord, parts: { part: string; jwe: unknown }[]): Promise<Uint8Array[]> {
+/**
+ * Opens the parts the device encrypted to the room's key (the operation that runs the room only).
+ * `keySealed`: the room's sealed key when the caller read it already (a signature reads it with its share set).
+ */
+export async function openRoomParts(q: Queryable, sealer: Sealer, room: RoomRecord, parts: { part: string; jwe: unknown }[], keySealed?: string): Promise<Uint8Array[]> {
   for (const { part, jwe } of parts) if (typeof jwe !== "string") throw badRequest("invalid_contribution", `the contribution lacks ${part}`);
   // The room's key is read and unsealed once for all the parts.
-  const secrets = await repo.roomSecrets(q, room.environmentId, room.id);
-  if (!secrets) throw notFound("room");
-  const key = sealer.open(secrets.serverKeySealed, roomKeyAad(room.id));
+  const sealed = keySealed ?? (await repo.roomSecrets(q, room.environmentId, room.id))?.serverKeySealed;
+  if (!sealed) throw notFound("room");
+  const key = sealer.open(sealed, roomKeyAad(room.id));
   return Promise.all(parts.map(({ part, jwe }) => openFromKeygenId(key, roomPartLabel(room.id, part), jwe as string, part)));
 }
 

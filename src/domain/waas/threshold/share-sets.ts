@@ -89,17 +89,29 @@ async function newSetRow(sealer: Sealer, room: RoomRecord, operationId: string, 
 
 /** The server's share of a set, unsealed (422 when it is gone: a backup brings it back). */
 export async function openServerShare(q: Queryable, sealer: Sealer, set: ShareSetRecord): Promise<KeyShare> {
-  const sealed = await serverShareSealed(q, set.environmentId, set.id, SERVER_HOLDER_INDEX);
+  return serverShareOf(sealer, set, await serverShareSealed(q, set.environmentId, set.id, SERVER_HOLDER_INDEX));
+}
+
+/** The server's share of `set` from its sealed value, read by the caller (null: it is gone). */
+export function serverShareOf(sealer: Sealer, set: ShareSetRecord, sealed: string | null): KeyShare {
   if (!sealed) throw unprocessable("server_share_missing", "the server's key share of this wallet is gone: recover it from a backup");
   return { index: SERVER_HOLDER_INDEX, value: sealer.open(sealed, serverShareAad(set.id, SERVER_HOLDER_INDEX)) };
 }
 
 /**
  * The server's share of `set` and the device's shares the room's contribution carries (each a JWE to the
- * room's key labelled `share-<index>`), opened; at least `needed` in all.
+ * room's key labelled `share-<index>`), opened; at least `needed` in all. `read`: the server's sealed share
+ * and the room's sealed key when the caller read them already (a signature, with its locked set).
  */
-export async function openShares(q: Queryable, sealer: Sealer, set: ShareSetRecord, room: RoomRecord, needed: number): Promise<KeyShare[]> {
-  const shares: KeyShare[] = [await openServerShare(q, sealer, set)];
+export async function openShares(
+  q: Queryable,
+  sealer: Sealer,
+  set: ShareSetRecord,
+  room: RoomRecord,
+  needed: number,
+  read?: { serverShareSealed: string | null; roomKeySealed: string },
+): Promise<KeyShare[]> {
+  const shares: KeyShare[] = [read ? serverShareOf(sealer, set, read.serverShareSealed) : await openServerShare(q, sealer, set)];
   const given = (room.contribution?.shares ?? {}) as Record<string, unknown>;
   if (typeof given !== "object" || given === null || Array.isArray(given)) throw badRequest("invalid_contribution", "shares must map holder indexes to envelopes");
   const parts = Object.entries(given).map(([key, jwe]) => {
@@ -109,7 +121,7 @@ export async function openShares(q: Queryable, sealer: Sealer, set: ShareSetReco
     }
     return { index, part: `share-${index}`, jwe };
   });
-  const opened = await openRoomParts(q, sealer, room, parts);
+  const opened = await openRoomParts(q, sealer, room, parts, read?.roomKeySealed);
   parts.forEach((p, i) => shares.push({ index: p.index, value: new TextDecoder().decode(opened[i]) }));
   if (shares.length < needed) throw unprocessable("not_enough_key_shares", `${needed} shares are needed, ${shares.length} were given (the server's included)`);
   return shares;

@@ -4,15 +4,15 @@ import type { Sealer } from "../../../crypto/seal.js";
 import { signDigestWithShares } from "../../../crypto/threshold/ecdsa.js";
 import { frostAggregate, frostCommit, frostSignShare } from "../../../crypto/threshold/frost.js";
 import type { Queryable } from "../../../db/db.js";
-import { finishRoom, roomSecrets, setRoomCommitments } from "../../../db/repositories/waas-rooms.js";
-import { currentSet, lockCurrentSet, type ShareSetRecord } from "../../../db/repositories/waas-share-sets.js";
+import { finishRoomRecorded, setRoomCommitments } from "../../../db/repositories/waas-rooms.js";
+import { currentSet, lockSetForSigning, type SigningMaterial } from "../../../db/repositories/waas-share-sets.js";
 import { thresholdWalletKey } from "../../../db/repositories/waas-threshold-wallets.js";
 import { badRequest, conflict, notFound, unprocessable } from "../../../errors.js";
-import { recordChange } from "../../audit/audit.js";
+import { changeRows } from "../../audit/audit.js";
 import { signedSolanaTransaction } from "../sign-request-svm.js";
 import { signedEvmTransaction } from "../sign-request.js";
 import type { RoomRecord } from "./rooms.js";
-import { SERVER_HOLDER_INDEX, openServerShare, openShares, publicOf, roomAccess } from "./share-sets.js";
+import { SERVER_HOLDER_INDEX, openShares, publicOf, roomAccess, serverShareOf } from "./share-sets.js";
 
 /**
  * Signing with a threshold wallet. EVM (ECDSA): no usable open threshold-ECDSA library exists
@@ -21,29 +21,38 @@ import { SERVER_HOLDER_INDEX, openServerShare, openShares, publicOf, roomAccess 
  * rebuilt: the server commits to its nonces when the room opens (commitSigningRound), the device answers with
  * its commitments and signature shares, and signInRoom adds the server's share and aggregates.
  *
- * Signing runs in the caller's transaction and holds the room's share set FOR SHARE (lockCurrentSet) from
- * the check to the commit: a refresh or reshare promoting a new set waits for the signatures in flight, and a
- * signature that comes after the promotion finds its set retired (409 room_stale) and never uses it.
+ * Signing runs in the caller's transaction and holds the room's share set FOR SHARE (lockSetForSigning, which
+ * reads the set's server share and the room's secrets in the same statement) from the check to the commit: a
+ * refresh or reshare promoting a new set waits for the signatures in flight, and a signature that comes after
+ * the promotion finds its set retired (409 room_stale) and never uses it. The room's outcome, its audit row
+ * and event are one statement (finishRoomRecorded): a signature is five round trips with BEGIN and COMMIT.
  */
 
 const noncesAad = (roomId: string) => `waas-room-nonces:${roomId}`;
 
 const stale = () => conflict("room_stale", "the wallet's key shares changed after this room opened: open a new one");
 
-/** The room's set, locked for this transaction while it is the wallet's current one; 409 room_stale otherwise. */
-async function signingSet(t: Queryable, room: RoomRecord): Promise<ShareSetRecord> {
+/** What a signature in a room reads: the room is there (its secrets are not null). */
+type Material = SigningMaterial & { room: NonNullable<SigningMaterial["room"]> };
+
+/**
+ * The room's set, locked for this transaction while it is the wallet's current one (409 room_stale otherwise),
+ * with the server's sealed share and the room's sealed key and nonces.
+ */
+async function signingMaterial(t: Queryable, room: RoomRecord): Promise<Material> {
   const setId = room.shareSetId ?? (await currentSet(t, room.environmentId, room.walletId!))?.id;
   if (!setId) throw notFound("wallet");
-  const set = await lockCurrentSet(t, room.environmentId, room.walletId!, setId);
-  if (!set) throw stale();
-  return set;
+  const material = await lockSetForSigning(t, room.environmentId, room.walletId!, setId, room.id, SERVER_HOLDER_INDEX);
+  if (!material) throw stale();
+  if (!material.room) throw notFound("room");
+  return { ...material, room: material.room };
 }
 
 /** FROST round 1 for the server: commitments published in the room, nonces sealed in it (once). */
 export async function commitSigningRound(t: Queryable, sealer: Sealer, room: RoomRecord): Promise<void> {
   if (room.serverCommitments) return;
-  const set = await signingSet(t, room);
-  const { nonces, commitments } = frostCommit("ed25519", publicOf(set), await openServerShare(t, sealer, set));
+  const { set, serverShareSealed } = await signingMaterial(t, room);
+  const { nonces, commitments } = frostCommit("ed25519", publicOf(set), serverShareOf(sealer, set, serverShareSealed));
   await setRoomCommitments(t, room.environmentId, room.id, {
     shareSetId: set.id,
     commitments: { [SERVER_HOLDER_INDEX]: commitments },
@@ -58,16 +67,15 @@ export async function commitSigningRound(t: Queryable, sealer: Sealer, room: Roo
 export async function signInRoom(t: Queryable, sealer: Sealer, room: RoomRecord): Promise<RoomRecord> {
   if (room.status === "done") return room;
   if (room.status !== "contributed") throw conflict("room_closed", "the room is not waiting to sign");
-  const set = await signingSet(t, room);
-  const result = room.request.scheme === "frost-ed25519" ? await frostSign(t, sealer, room, set) : await ecdsaSign(t, sealer, room, set);
-  const done = await finishRoom(t, room.environmentId, room.id, { result });
-  await recordChange(t, roomAccess(room), {
+  const material = await signingMaterial(t, room);
+  const result = room.request.scheme === "frost-ed25519" ? await frostSign(t, sealer, room, material) : await ecdsaSign(t, sealer, room, material);
+  const signed = {
     action: "waas_wallet.message_signed",
     resourceType: "waas_wallet",
     resourceId: room.walletId!,
     after: { userId: room.userId, kind: room.request.kind, roomId: room.id },
-  });
-  return done;
+  };
+  return finishRoomRecorded(t, room.environmentId, room.id, result, changeRows(roomAccess(room), [signed]));
 }
 
 const hexMap = (v: unknown, what: string): Record<number, string> => {
@@ -81,10 +89,10 @@ const hexMap = (v: unknown, what: string): Record<number, string> => {
   return out;
 };
 
-async function ecdsaSign(t: Queryable, sealer: Sealer, room: RoomRecord, set: ShareSetRecord) {
+async function ecdsaSign(t: Queryable, sealer: Sealer, room: RoomRecord, { set, serverShareSealed, room: secrets }: Material) {
   const digest = String(room.request.digest ?? "").replace(/^0x/, "");
   if (!/^[0-9a-f]{64}$/i.test(digest)) throw unprocessable("invalid_digest", "a digest is 32 bytes of hex");
-  const shares = await openShares(t, sealer, set, room, set.threshold);
+  const shares = await openShares(t, sealer, set, room, set.threshold, { serverShareSealed, roomKeySealed: secrets.keySealed });
   const sig = signDigestWithShares(publicOf(set), shares, hexToBytes(digest));
   const serialized = room.request.serialized as `0x${string}` | undefined;
   return {
@@ -97,16 +105,15 @@ async function ecdsaSign(t: Queryable, sealer: Sealer, room: RoomRecord, set: Sh
   };
 }
 
-async function frostSign(t: Queryable, sealer: Sealer, room: RoomRecord, set: ShareSetRecord) {
-  const secrets = await roomSecrets(t, room.environmentId, room.id);
-  if (!secrets?.serverNoncesSealed || !room.serverCommitments) throw conflict("room_closed", "the room's nonces were used");
+async function frostSign(t: Queryable, sealer: Sealer, room: RoomRecord, { set, serverShareSealed, room: secrets }: Material) {
+  if (!secrets.noncesSealed || !room.serverCommitments) throw conflict("room_closed", "the room's nonces were used");
   const message = hexToBytes(String(room.request.message ?? ""));
   const deviceCommitments = hexMap(room.contribution?.commitments, "commitments");
   const deviceShares = hexMap(room.contribution?.signatureShares, "signatureShares");
   const commitments = { ...deviceCommitments, [SERVER_HOLDER_INDEX]: room.serverCommitments[String(SERVER_HOLDER_INDEX)]! };
   if (Object.keys(commitments).length < set.threshold) throw unprocessable("not_enough_key_shares", `${set.threshold} signers are needed`);
   const pub = publicOf(set);
-  const serverSigShare = frostSignShare("ed25519", pub, await openServerShare(t, sealer, set), sealer.open(secrets.serverNoncesSealed, noncesAad(room.id)), commitments, message);
+  const serverSigShare = frostSignShare("ed25519", pub, serverShareOf(sealer, set, serverShareSealed), sealer.open(secrets.noncesSealed, noncesAad(room.id)), commitments, message);
   const signature = frostAggregate("ed25519", pub, commitments, { ...deviceShares, [SERVER_HOLDER_INDEX]: serverSigShare }, message);
   const serialized = room.request.serialized as string | undefined;
   // A transaction is answered signed too: the wallet's address names its signature slot.

@@ -4,12 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { sdkFor } from "../support/sdk-client.js";
+import { statementsOf as statementsIn } from "../support/statements.js";
+import { TestDevice, type RoomView } from "../support/waas-device.js";
+import { call } from "../support/http.js";
+import { signInAs } from "../support/sessions.js";
 import { evmProof, newEvmWallet } from "../support/wallet-proofs.js";
 
 /**
- * What a wallet sign-in and a refresh cost Postgres, counted in statements (BEGIN and COMMIT included), not in time: a
- * sign-in is the hottest write path, and a statement added to it costs every user. A change that adds one
- * must change the number here and say why.
+ * What the hottest paths cost Postgres, counted in statements (BEGIN and COMMIT included), not in time: a
+ * wallet sign-in, a refresh, and a threshold wallet's signature. A statement added to one of them costs every
+ * user, every signature: a change that adds one must change the number here and say why.
  */
 
 let app: TestApp;
@@ -17,27 +21,13 @@ let tenant: BootstrapResult;
 beforeAll(async () => {
   // No outbox dispatcher: its polling would be counted with the sign-in.
   app = await startTestApp({}, { dispatcher: false });
-  tenant = await app.bootstrap({ ownerEmail: `sign-in-statements-${randomUUID()}@example.com` });
+  tenant = await app.bootstrap({ ownerEmail: `hot-path-statements-${randomUUID()}@example.com` });
 }, 60_000);
 afterAll(() => app?.stop());
 
 const sdk = () => sdkFor(app.baseUrl);
 
-/** The statements `work` sends to Postgres from this process (pg-promise's query event). */
-async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-  const seen: string[] = [];
-  const options = app.db.$config.options as { query?: (e: { query: unknown }) => void };
-  const before = options.query;
-  // A prepared statement arrives as its object: its name says which.
-  const text = (q: unknown) => (typeof q === "string" ? q : `prepared ${(q as { name?: string }).name}`);
-  options.query = (e) => void seen.push(text(e.query).replace(/\s+/g, " ").slice(0, 120));
-  try {
-    await work();
-  } finally {
-    options.query = before;
-  }
-  return seen;
-}
+const statementsOf = (work: () => Promise<unknown>) => statementsIn(app.db, work);
 
 let lastJwt = "";
 async function signIn(wallet: ReturnType<typeof newEvmWallet>) {
@@ -78,6 +68,34 @@ describe("statements of a wallet sign-in", () => {
       app.store.get = get;
     }
     expect(reads.filter((k) => k.startsWith("session:state:"))).toEqual([]);
+  });
+});
+
+describe("statements of a threshold wallet's signature", () => {
+  it("takes the device's part in five: BEGIN, the contribution, the set locked with its secrets, the outcome with its audit row and event, COMMIT", async () => {
+    const u = await signInAs(app, tenant.environmentId);
+    const sdk = sdkFor(app.baseUrl, u.jwt);
+    const room = async (roomId: string) => (await call(app.baseUrl, "GET", `/sdk/${tenant.environmentId}/waas/rooms/${roomId}`, { token: u.jwt })).body as RoomView;
+    for (const chain of ["EVM", "SVM"] as const) {
+      const device = new TestDevice("1234", 1 << 10);
+      const created = await sdk.createWaasAccount({ environmentId: tenant.environmentId, createWaasAccountRequest: { chain: chain as never, clientKeygenIds: device.keygenIds(1) } });
+      await device.receive((await room(created.roomId)).result!.shareSet);
+      const opened = await sdk.signMessage({ environmentId: tenant.environmentId, walletId: created.walletId!, signMessageWithWaasRequest: { message: `counted ${chain}` } });
+      const signing = await room(opened.roomId);
+      const contribution = chain === "EVM" ? await device.sharesContribution(signing) : device.frostContribution(signing);
+      let status = 0;
+      const statements = await statementsOf(async () => {
+        status = (await call(app.baseUrl, "POST", `/sdk/${tenant.environmentId}/waas/rooms/${opened.roomId}/contribution`, { token: u.jwt, body: { contribution } })).status;
+      });
+      expect(status).toBe(200);
+      expect(statements, statements.join("\n")).toEqual(["BEGIN", "prepared contribute-to-room", "prepared lock-set-for-signing", "prepared finish-room-recorded", "COMMIT"]);
+      const recorded = await app.db.one(
+        `SELECT (SELECT count(*)::int FROM audit_log WHERE resource_id = $1 AND action = 'waas_wallet.message_signed') AS audits,
+           (SELECT count(*)::int FROM events WHERE resource_id = $1 AND event_name = 'waas_wallet.message_signed') AS events`,
+        [created.walletId],
+      );
+      expect(recorded).toEqual({ audits: 1, events: 1 });
+    }
   });
 });
 
