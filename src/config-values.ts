@@ -75,6 +75,28 @@ export function httpUrl(name: string, env: NodeJS.ProcessEnv): string | undefine
   return raw.replace(/\/$/, "");
 }
 
+/** A JSON object of positive integer ids to http(s) URLs ({"1":"https://..."}); {} when unset. */
+export function rpcUrlsById(name: string, env: NodeJS.ProcessEnv): Record<number, string> {
+  const raw = env[name]?.trim();
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error(`${name} must be a JSON object of chain ids to URLs, e.g. {"1":"https://node.example"}`);
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error(`${name} must be a JSON object of chain ids to URLs`);
+  const out: Record<number, string> = {};
+  for (const [key, url] of Object.entries(parsed)) {
+    const id = Number(key);
+    if (!Number.isSafeInteger(id) || id <= 0) throw new Error(`${name}: ${JSON.stringify(key)} is not a positive integer chain id`);
+    if (typeof url !== "string" || !URL.canParse(url) || !["http:", "https:"].includes(new URL(url).protocol))
+      throw new Error(`${name}: the URL of ${key} must be an http or https URL`);
+    out[id] = url;
+  }
+  return out;
+}
+
 export function bool(name: string, fallback: boolean, env: NodeJS.ProcessEnv): boolean {
   const raw = env[name]?.trim().toLowerCase();
   if (raw === undefined || raw === "") return fallback;

@@ -10,6 +10,7 @@ import { createSmsSender } from "./messaging/sms.js";
 import { createCloudDrive } from "./adapters/cloud-drive.js";
 import { createCustomerBackup } from "./adapters/customer-backup.js";
 import { createSocialHub } from "./adapters/social-hub.js";
+import { createChainNodes } from "./adapters/chain-nodes.js";
 import type { EphemeralStore } from "./store/store.js";
 
 /** The connections a process opened (and closes); everything else in Deps is derived from the config. */
@@ -46,5 +47,6 @@ export function buildDeps(parts: DepsParts): Deps {
     socialHub: config.externalSignIn.socialHubUrl ? createSocialHub(config.externalSignIn.socialHubUrl) : null,
     cloudDrive: createCloudDrive(config.backups.cloudDriveUrl),
     customerBackup: createCustomerBackup(config.webhooks),
+    chainNodes: createChainNodes(config.chains, config.webhooks),
   };
 }

@@ -9,6 +9,7 @@ import type { Keyring } from "./sessions/keyring.js";
 import type { RoomOperationName } from "./waas/threshold/share-operations.js";
 import type { BackupStep, BackupStepResult, RecoverStep, RecoverStepResult } from "./waas/threshold/backup-steps.js";
 import type { SessionVerifier } from "./sessions/tokens.js";
+import type { ChainNodes } from "./chains/nodes.js";
 
 /** Starts durable flows; implemented over the Temporal client (src/temporal/flows.ts). */
 export interface Flows {
@@ -64,6 +65,8 @@ export interface Deps {
   cloudDrive: CloudDrive;
   /** The customers' own backup URLs, another such location (src/adapters/customer-backup.ts). */
   customerBackup: CustomerBackup;
+  /** The EVM and Solana nodes of the environments' networks (src/adapters/chain-nodes.ts). */
+  chainNodes: ChainNodes;
 }
 
 /**

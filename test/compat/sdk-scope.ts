@@ -132,4 +132,11 @@ export const builtSdkOperations: ReadonlySet<string> = new Set([
   "getCreateWalletAccountRequest",
   "embeddedWalletExport",
   "upgradeEmbeddedWalletToV2",
+  // The signed-in user's global wallet connections, and the public SSO check
+  "createGlobalWalletConnection",
+  "disconnectGlobalWalletConnection",
+  "checkSsoProvider",
+  // Token balances read from the chains' nodes
+  "getAccountBalances",
+  "postMultichainAccountBalances",
 ]);

@@ -1,10 +1,12 @@
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../../src/db/db.js";
 import { closeDatabase } from "../../src/db/db.js";
 import * as keys from "../../src/db/repositories/encryption-keys.js";
+import * as gwConnections from "../../src/db/repositories/global-wallet-connections.js";
 import * as invites from "../../src/db/repositories/invites.js";
 import * as providers from "../../src/db/repositories/providers.js";
+import * as sso from "../../src/db/repositories/sso.js";
 import * as tenancy from "../../src/db/repositories/tenancy.js";
 import * as tokens from "../../src/db/repositories/tokens.js";
 import * as users from "../../src/db/repositories/users.js";
@@ -154,5 +156,38 @@ describe("visitors repository", () => {
       expect(await listWalletVisits(db, b.environmentId, q)).toEqual({ rows: [], count: 0 });
       expect((await listWalletVisits(db, a.environmentId, q)).rows.map((r) => r.id)).toEqual([visit]);
     }
+  });
+});
+
+describe("global wallet connections repository", () => {
+  it("inserts, finds and locks a user's connection only within the user's environment", async () => {
+    const u = await users.insertUser(db, a.environmentId, { email: "gw-iso@example.com" });
+    const c = { id: randomUUID(), userId: u.id, appUrl: "https://shop.example", expiresAt: new Date(Date.now() + 60_000) };
+    expect(await gwConnections.insertLiveConnection(db, b.environmentId, c)).toBeNull();
+    const created = await gwConnections.insertLiveConnection(db, a.environmentId, c);
+    expect(created?.environmentId).toBe(a.environmentId);
+    expect(await gwConnections.lockLiveConnection(db, b.environmentId, u.id, c.appUrl)).toBeNull();
+    expect(await gwConnections.lockUserConnection(db, b.environmentId, u.id, c.id)).toBeNull();
+    expect((await gwConnections.lockUserConnection(db, a.environmentId, u.id, c.id))?.id).toBe(c.id);
+    expect(await gwConnections.listConnections(db, b.environmentId, {}, { offset: 0, limit: 10 })).toEqual([]);
+  });
+});
+
+describe("sso repository", () => {
+  it("finds a provider by domain only within its organization", async () => {
+    const id = randomUUID();
+    const domain = `iso-${id.slice(0, 8)}.example`;
+    await sso.insertSsoProvider(db, a.organizationId, id, {
+      protocol: "oidc",
+      issuer: "https://idp.example.com",
+      entryPoint: null,
+      clientId: "cid",
+      clientSecretSealed: null,
+      certificate: null,
+      enforce: false,
+      domains: [domain],
+    });
+    expect(await sso.findSsoProviderForDomain(db, b.organizationId, domain)).toBeNull();
+    expect((await sso.findSsoProviderForDomain(db, a.organizationId, domain))?.id).toBe(id);
   });
 });

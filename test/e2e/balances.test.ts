@@ -13,8 +13,9 @@ import { call } from "../support/http.js";
 
 /**
  * Token balances of a user's wallets (POST /environments/{environmentId}/users/{userId}/balances, the
- * published client's SDKApi.getUserAccountBalances). Sigil keeps no chain index, so it answers which of the
- * user's wallets and which networks, never amounts: no `balances` field at all (unknown is not zero).
+ * published client's SDKApi.getUserAccountBalances). No chain node is configured here, so every network is
+ * answered without a `balances` field (unknown is not zero); amounts read from a real node are tested in
+ * test/e2e/sdk-account-balances.test.ts.
  */
 
 let app: TestApp;

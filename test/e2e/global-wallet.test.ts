@@ -3,13 +3,13 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDomainAllowed } from "../../src/domain/global-wallet/access-control.js";
-import { disconnect, recordConnection } from "../../src/domain/global-wallet/connections.js";
 import { hostnameOf, normalizeDomainEntry } from "../../src/domain/global-wallet/hostnames.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { GlobalWalletAccessControlService } from "../../src/gen/sigil/global_wallet/v0/access_control_service_pb.js";
 import { GlobalWalletService } from "../../src/gen/sigil/global_wallet/v0/global_wallet_service_pb.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
+import { signInAs } from "../support/sessions.js";
 
 let app: TestApp;
 let other: BootstrapResult;
@@ -289,44 +289,49 @@ describe("isDomainAllowed", () => {
 
 describe("connections", () => {
   const connectionsPath = (t: BootstrapResult) => `/environments/${t.environmentId}/globalWallet/connections`;
-  const user = async (t: BootstrapResult) => {
-    const id = randomUUID();
-    await app.db.none("INSERT INTO users (id, environment_id, email) VALUES ($1, $2, $3)", [id, t.environmentId, `${id}@example.com`]);
-    return id;
+  /** A signed-in user of the environment connecting an app (the page's origin) through the SDK surface. */
+  const connect = async (t: BootstrapResult, jwt: string, app_: string, expiresAt = new Date(Date.now() + 86_400_000)) => {
+    const r = await call(app.baseUrl, "POST", `/sdk/${t.environmentId}/globalWallets/connections`, { token: jwt, body: { expiresAt: expiresAt.toISOString() }, headers: { origin: app_ } });
+    return r;
+  };
+  const enabledTenant = async () => {
+    const t = await tenant();
+    await call(app.baseUrl, "POST", settingsPath(t), { token: t.token, body: { walletName: "Acme" } });
+    return t;
   };
 
   it("lists the apps users connected through the global wallet (bare array), filtered by user and status, paged", async () => {
-    const t = await tenant();
+    const t = await enabledTenant();
     expect((await call(app.baseUrl, "GET", connectionsPath(t), { token: t.token })).body).toEqual([]);
-    const [alice, bob] = [await user(t), await user(t)];
-    const a1 = await recordConnection(app.db, t.environmentId, { userId: alice, appUrl: "https://shop.example/app" });
+    const [alice, bob] = [await signInAs(app, t.environmentId), await signInAs(app, t.environmentId)];
+    const a1 = (await connect(t, alice.jwt, "https://shop.example")).body;
     const expiresAt = new Date("2030-01-01T00:00:00Z");
-    await recordConnection(app.db, t.environmentId, { userId: bob, appUrl: "https://game.example", expiresAt });
-    await disconnect(app.db, t.environmentId, a1.id);
+    await connect(t, bob.jwt, "https://game.example", expiresAt);
+    await call(app.baseUrl, "PUT", `/sdk/${t.environmentId}/globalWallets/connections/${a1.id}/disconnect`, { token: alice.jwt });
 
     const all = await call(app.baseUrl, "GET", connectionsPath(t), { token: t.token });
     expect(all.status, all.text).toBe(200);
     expect(all.body).toEqual([
-      { id: a1.id, userId: alice, appUrl: "https://shop.example/app", status: "disconnected", expiresAt: null, createdAt: expect.any(String), updatedAt: expect.any(String) },
-      expect.objectContaining({ userId: bob, appUrl: "https://game.example", status: "connected", expiresAt: "2030-01-01T00:00:00Z" }),
+      { id: a1.id, userId: alice.userId, appUrl: "https://shop.example", status: "disconnected", expiresAt: a1.expiresAt, createdAt: expect.any(String), updatedAt: expect.any(String) },
+      expect.objectContaining({ userId: bob.userId, appUrl: "https://game.example", status: "connected", expiresAt: "2030-01-01T00:00:00Z" }),
     ]);
-    expect((await call(app.baseUrl, "GET", `${connectionsPath(t)}?userId=${bob}`, { token: t.token })).body.map((c: any) => c.userId)).toEqual([bob]);
+    expect((await call(app.baseUrl, "GET", `${connectionsPath(t)}?userId=${bob.userId}`, { token: t.token })).body.map((c: any) => c.userId)).toEqual([bob.userId]);
     expect((await call(app.baseUrl, "GET", `${connectionsPath(t)}?status=disconnected`, { token: t.token })).body.map((c: any) => c.id)).toEqual([a1.id]);
-    expect((await call(app.baseUrl, "GET", `${connectionsPath(t)}?offset=1&limit=1`, { token: t.token })).body.map((c: any) => c.userId)).toEqual([bob]);
+    expect((await call(app.baseUrl, "GET", `${connectionsPath(t)}?offset=1&limit=1`, { token: t.token })).body.map((c: any) => c.userId)).toEqual([bob.userId]);
     expect((await call(app.baseUrl, "GET", `${connectionsPath(t)}?status=gone`, { token: t.token })).status).toBe(400);
     expect((await call(app.baseUrl, "GET", `${connectionsPath(t)}?userId=nope`, { token: t.token })).status).toBe(400);
     // Another tenant sees nothing of them.
     expect((await call(app.baseUrl, "GET", connectionsPath(t), { token: other.token })).status).toBe(404);
   });
 
-  it("records a connection only for a user of the environment and an app the access control allows", async () => {
-    const t = await tenant();
-    const alice = await user(t);
-    await expect(recordConnection(app.db, other.environmentId, { userId: alice, appUrl: "https://shop.example" })).rejects.toMatchObject({ kind: "not_found" });
+  it("records a connection only in the user's own environment and for an app the access control allows", async () => {
+    const t = await enabledTenant();
+    const alice = await signInAs(app, t.environmentId);
+    expect((await call(app.baseUrl, "POST", `/sdk/${other.environmentId}/globalWallets/connections`, { token: alice.jwt, body: { expiresAt: new Date(Date.now() + 60_000).toISOString() }, headers: { origin: "https://shop.example" } })).status).toBe(401);
     await call(app.baseUrl, "POST", acPath(t), { token: t.token, body: { type: "allow" } });
     await call(app.baseUrl, "POST", `${acPath(t)}/domains`, { token: t.token, body: { domain: "shop.example" } });
-    await expect(recordConnection(app.db, t.environmentId, { userId: alice, appUrl: "https://evil.example" })).rejects.toMatchObject({ kind: "forbidden" });
-    await recordConnection(app.db, t.environmentId, { userId: alice, appUrl: "https://shop.example" });
+    expect((await connect(t, alice.jwt, "https://evil.example")).status).toBe(403);
+    expect((await connect(t, alice.jwt, "https://shop.example")).status).toBe(201);
     expect(await count("global_wallet_connections", t.environmentId)).toBe(1);
     expect(await count("global_wallet_connections", other.environmentId)).toBe(0);
   });

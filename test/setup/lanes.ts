@@ -22,6 +22,10 @@ export const unitFiles = [
   "test/domain/waas/sign-request.test.ts",
   "test/domain/wallet-sign-in/message-layout.test.ts",
   "test/domain/wallets/addresses.test.ts",
+  // The local EVM chain runs in process (Hardhat's EDR) behind Hardhat's loopback JSON-RPC server: no Sigil servers.
+  "test/e2e/evm-chain.test.ts",
+  // The local Solana chain runs in process (LiteSVM) behind its own loopback server: no Sigil servers.
+  "test/e2e/solana-chain.test.ts",
   "test/infra/dependency-errors.test.ts",
   "test/infra/dev-defaults.test.ts",
   "test/infra/embedded-postgres-exit-code.test.ts",

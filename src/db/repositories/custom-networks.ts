@@ -76,6 +76,12 @@ export async function findCustomNetwork(q: Queryable, organizationId: string, id
   return row ? toNetwork(row) : null;
 }
 
+/** The organization's custom network of this chain id (at most one: the pair is unique). */
+export async function findCustomNetworkByChainId(q: Queryable, organizationId: string, chainId: number): Promise<CustomNetworkRecord | null> {
+  const row = await q.oneOrNone("SELECT * FROM custom_networks WHERE organization_id = $1 AND chain_id = $2", [organizationId, chainId]);
+  return row ? toNetwork(row) : null;
+}
+
 export async function listCustomNetworks(
   q: Queryable,
   organizationId: string,

@@ -24,30 +24,59 @@ const toConnection = (r: Record<string, any>): GlobalWalletConnectionRecord => (
   updatedAt: r.updated_at,
 });
 
-export async function insertConnection(
+/**
+ * Inserts a live connection of a user of the environment; null when the user already has a live connection
+ * to the app (the partial unique index global_wallet_connections_live_key) or is no user of the environment.
+ */
+export async function insertLiveConnection(
   q: Queryable,
   environmentId: string,
-  c: { id: string; userId: string; appUrl: string; expiresAt: Date | null },
-): Promise<GlobalWalletConnectionRecord> {
-  const row = await q.one(
+  c: { id: string; userId: string; appUrl: string; expiresAt: Date },
+): Promise<GlobalWalletConnectionRecord | null> {
+  const row = await q.oneOrNone(
     `INSERT INTO global_wallet_connections (id, environment_id, user_id, app_url, expires_at)
-     SELECT $1, $2, u.id, $4, $5 FROM users u WHERE u.id = $3 AND u.environment_id = $2 RETURNING *`,
+     SELECT $1, $2, u.id, $4, $5 FROM users u WHERE u.id = $3 AND u.environment_id = $2
+     ON CONFLICT (environment_id, user_id, app_url) WHERE status = 'connected' DO NOTHING RETURNING *`,
     [c.id, environmentId, c.userId, c.appUrl, c.expiresAt],
   );
+  return row ? toConnection(row) : null;
+}
+
+/** The user's live connection to the app, locked for the caller's transaction. */
+export async function lockLiveConnection(q: Queryable, environmentId: string, userId: string, appUrl: string): Promise<GlobalWalletConnectionRecord | null> {
+  const row = await q.oneOrNone(
+    "SELECT * FROM global_wallet_connections WHERE environment_id = $1 AND user_id = $2 AND app_url = $3 AND status = 'connected' FOR UPDATE",
+    [environmentId, userId, appUrl],
+  );
+  return row ? toConnection(row) : null;
+}
+
+/** One connection of the user, locked for the caller's transaction; another user's or environment's: null. */
+export async function lockUserConnection(q: Queryable, environmentId: string, userId: string, id: string): Promise<GlobalWalletConnectionRecord | null> {
+  const row = await q.oneOrNone("SELECT * FROM global_wallet_connections WHERE environment_id = $1 AND user_id = $2 AND id = $3 FOR UPDATE", [
+    environmentId,
+    userId,
+    id,
+  ]);
+  return row ? toConnection(row) : null;
+}
+
+export async function setConnectionExpiry(q: Queryable, environmentId: string, id: string, expiresAt: Date): Promise<GlobalWalletConnectionRecord> {
+  const row = await q.one("UPDATE global_wallet_connections SET expires_at = $3, updated_at = now() WHERE environment_id = $1 AND id = $2 RETURNING *", [
+    environmentId,
+    id,
+    expiresAt,
+  ]);
   return toConnection(row);
 }
 
-export async function setConnectionStatus(
-  q: Queryable,
-  environmentId: string,
-  id: string,
-  status: ConnectionStatus,
-): Promise<GlobalWalletConnectionRecord | null> {
-  const row = await q.oneOrNone(
-    "UPDATE global_wallet_connections SET status = $3, updated_at = now() WHERE environment_id = $1 AND id = $2 RETURNING *",
-    [environmentId, id, status],
-  );
-  return row ? toConnection(row) : null;
+export async function setConnectionStatus(q: Queryable, environmentId: string, id: string, status: ConnectionStatus): Promise<GlobalWalletConnectionRecord> {
+  const row = await q.one("UPDATE global_wallet_connections SET status = $3, updated_at = now() WHERE environment_id = $1 AND id = $2 RETURNING *", [
+    environmentId,
+    id,
+    status,
+  ]);
+  return toConnection(row);
 }
 
 /** The environment's connections, oldest first, optionally of one user and/or in one status. */

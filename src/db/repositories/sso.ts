@@ -49,6 +49,15 @@ export async function findSsoProvider(q: Queryable, organizationId: string, id: 
   return row ? toProvider(row) : null;
 }
 
+/** The organization's provider that claims exactly this (lowercase) domain, if any. */
+export async function findSsoProviderForDomain(q: Queryable, organizationId: string, domain: string): Promise<SsoProviderRecord | null> {
+  const row = await q.oneOrNone(
+    `${SELECT} WHERE p.organization_id = $1 AND EXISTS (SELECT 1 FROM sso_provider_domains d WHERE d.sso_provider_id = p.id AND d.domain = $2)`,
+    [organizationId, domain],
+  );
+  return row ? toProvider(row) : null;
+}
+
 /** Domains of `domains` already routed to another organization's provider. */
 export async function domainsClaimedElsewhere(q: Queryable, organizationId: string, domains: string[]): Promise<string[]> {
   if (domains.length === 0) return [];

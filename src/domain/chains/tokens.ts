@@ -3,7 +3,8 @@ import { chainAliases } from "../wallets/addresses.js";
 
 /**
  * Known tokens per chain: reference data shipped with the service (known-tokens.json beside this file), not
- * fetched from any chain (no RPC node is reachable). ETH is the older name of the EVM family.
+ * fetched from any chain; balances read these tokens' amounts from the nodes (src/domain/balances/account.ts).
+ * ETH is the older name of the EVM family.
  */
 export interface KnownToken {
   name: string;

@@ -4,6 +4,8 @@ import * as balances from "../../domain/balances/service.js";
 import type { Deps } from "../../domain/deps.js";
 import type { ApiModule } from "../module.js";
 import { environmentOf } from "../tenant-context.js";
+import { SdkBalancesService, file_sigil_balances_v0_sdk_balances_service } from "../../gen/sigil/balances/v0/sdk_balances_service_pb.js";
+import { registerSdkBalances, toBalanceList } from "./sdk-handlers.js";
 
 function register(router: ConnectRouter, deps: Deps) {
   router.service(BalancesService, {
@@ -13,22 +15,23 @@ function register(router: ConnectRouter, deps: Deps) {
         deps,
         access,
         req.userId,
-        req.balanceRequests.map((b) => ({ address: b.address, chain: b.chain, networkIds: b.networkIds.map(Number) })),
+        req.balanceRequests.map((b) => ({ address: b.address, chain: b.chain, networkIds: b.networkIds.map(Number), whitelistedContracts: b.whitelistedContracts })),
       );
       return {
         chainBalances: result.map((c) => ({
           walletAddress: c.walletAddress,
           chain: c.chain,
-          networks: c.networkIds.map((networkId) => ({ networkId })),
+          networks: c.networks.map((n) => ({ networkId: n.networkId, balances: toBalanceList(n.balances) })),
         })),
       };
     },
   });
+  registerSdkBalances(router, deps);
 }
 
-/** Token balances of a user's wallets (which wallets and networks; Sigil knows no amounts). */
+/** Token balances: of a user's wallets (management), and of any address read from the chain's node (SDK). */
 export const balancesModule: ApiModule = {
-  services: [BalancesService],
-  files: [file_sigil_balances_v0_balances_service],
+  services: [BalancesService, SdkBalancesService],
+  files: [file_sigil_balances_v0_balances_service, file_sigil_balances_v0_sdk_balances_service],
   register,
 };

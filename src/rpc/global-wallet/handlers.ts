@@ -3,7 +3,7 @@ import { GlobalWalletAccessControlService } from "../../gen/sigil/global_wallet/
 import { GlobalWalletService } from "../../gen/sigil/global_wallet/v0/global_wallet_service_pb.js";
 import type { AccessControlRecord, AccessDomainRecord, AccessMode, DomainType } from "../../db/repositories/global-wallet-access.js";
 import type { GlobalWalletSettingsRecord } from "../../db/repositories/global-wallet.js";
-import type { ConnectionStatus, GlobalWalletConnectionRecord } from "../../db/repositories/global-wallet-connections.js";
+import type { ConnectionStatus } from "../../db/repositories/global-wallet-connections.js";
 import type { Deps } from "../../domain/deps.js";
 import * as accessControl from "../../domain/global-wallet/access-control.js";
 import * as connections from "../../domain/global-wallet/connections.js";
@@ -13,6 +13,7 @@ import { badRequest } from "../../errors.js";
 import { orNull, str, ts } from "../mappers.js";
 import { MAX_LIMIT, pageOf } from "../paging.js";
 import { environmentOf } from "../tenant-context.js";
+import { toConnection } from "./mappers.js";
 
 function toSettings(s: GlobalWalletSettingsRecord) {
   return {
@@ -54,16 +55,6 @@ function modeOf(req: { mode: string; type: string }): AccessMode {
   if (req.type) return req.type === "allow" ? "allowList" : "blockList";
   throw badRequest("validation_error", "invalid request: type is required (or mode)", { errors: [{ field: "type", message: "is required (or mode)" }] });
 }
-
-const toConnection = (c: GlobalWalletConnectionRecord) => ({
-  id: c.id,
-  userId: c.userId,
-  appUrl: c.appUrl,
-  status: c.status,
-  expiresAt: ts(c.expiresAt),
-  createdAt: ts(c.createdAt),
-  updatedAt: ts(c.updatedAt),
-});
 
 /** optional string on the wire -> undefined (keep), null (cleared by ""), or the value. */
 const change = (v: string | undefined) => (v === undefined ? undefined : orNull(v));

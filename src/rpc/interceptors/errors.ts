@@ -37,10 +37,10 @@ export function errorInterceptor(log: Logger): Interceptor {
 }
 
 /**
- * A domain limit that says how long to wait (payload.retryAfterSeconds, e.g. the per-address code sends)
- * answers with Retry-After, wherever it was raised.
+ * A domain limit or an unavailable dependency that says how long to wait (payload.retryAfterSeconds, e.g. the
+ * per-address code sends, a chain node that failed) answers with Retry-After, wherever it was raised.
  */
 function retryAfterOf(err: DomainError): Record<string, string> | undefined {
-  const seconds = err.kind === "rate_limited" ? err.payload?.retryAfterSeconds : undefined;
+  const seconds = err.kind === "rate_limited" || err.kind === "unavailable" ? err.payload?.retryAfterSeconds : undefined;
   return typeof seconds === "number" ? { "retry-after": String(Math.max(1, Math.ceil(seconds))) } : undefined;
 }

@@ -1,0 +1,20 @@
+import { afterAll, beforeAll } from "vitest";
+import { DEFAULT_CHAIN_SETTINGS, type ChainSettings } from "../../src/config.js";
+import { startEvmChain } from "../e2e/support/evm-chain.js";
+import { startSolanaChain } from "../e2e/support/solana-chain.js";
+import { runCompat } from "./runner.js";
+import { compatChains, sdkBalancesApi } from "./scenarios/sdk-balances.js";
+
+// The operator defaults are filled in once the chains are up: this hook runs before the runner's, which
+// starts the app with this (shared) settings object.
+const chains: ChainSettings = { ...DEFAULT_CHAIN_SETTINGS, evmRpcUrls: {}, solanaRpcUrls: {} };
+beforeAll(async () => {
+  [compatChains.evm, compatChains.sol] = await Promise.all([startEvmChain(), startSolanaChain()]);
+  chains.evmRpcUrls[31337] = compatChains.evm.rpcUrl;
+  chains.solanaRpcUrls[103] = compatChains.sol.rpcUrl;
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([compatChains.evm?.close(), compatChains.sol?.close()]);
+});
+
+runCompat("token balances from the chains' nodes", sdkBalancesApi, { chains });
