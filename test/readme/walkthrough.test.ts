@@ -13,8 +13,8 @@ import { freeRuntimePorts, startRuntimeProcess, waitHealthy, type RuntimeProcess
  * dev server on a new data dir). A block that must not run says so in the README, visibly, on the line
  * before its fence: `<!-- walkthrough: skip (why) -->`.
  *
- * What the test changes, and only this: the server, the dev OIDC provider (9090, OIDC_PORT) and the stand-in
- * social hub (18914) listen on free ports, so those ports in the blocks become them (another run or the
+ * What the test changes, and only this: the server, the dev OIDC provider (9090, OIDC_PORT), the stand-in
+ * social hub (18914) and the local chains (8545 EVM_PORT, 8899 SOLANA_PORT) listen on free ports, so those ports in the blocks become them (another run or the
  * developer's own `npm start` may hold the README's); the shell's `SIGIL_DATA_DIR` is the fresh data dir (what
  * `./data` is for a user); `TMPDIR` is a scratch dir, so `mktemp` lands in it. Every curl request that answers 400 or more
  * must be one the README shows failing (`"error"` or the status in its comment; a 429 or 5xx only by its
@@ -25,7 +25,7 @@ const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const README = path.join(repoRoot, "README.md");
 const SKIP = /^<!--\s*walkthrough:\s*skip\s*\((.+)\)\s*-->$/;
 /** The README's ports for what its blocks start themselves: the dev OIDC provider and the stand-in social hub. */
-const README_PORTS = { api: "localhost:8080", oidc: "127.0.0.1:9090", hub: "18914" };
+const README_PORTS = { api: "localhost:8080", oidc: "127.0.0.1:9090", hub: "18914", evm: "127.0.0.1:8545", solana: "127.0.0.1:8899" };
 /** The whole walk-through takes about a minute; a block that waits for something that never comes is stopped. */
 const WALK_TIMEOUT_MS = 240_000;
 
@@ -88,6 +88,8 @@ interface Ports {
   api: number;
   oidc: number;
   hub: number;
+  evm: number;
+  solana: number;
 }
 
 function buildScript(blocks: Block[], ports: Ports): Script {
@@ -110,7 +112,9 @@ function buildScript(blocks: Block[], ports: Ports): Script {
         l
           .replaceAll(README_PORTS.api, `localhost:${ports.api}`)
           .replaceAll(README_PORTS.oidc, `127.0.0.1:${ports.oidc}`)
-          .replaceAll(README_PORTS.hub, String(ports.hub)),
+          .replaceAll(README_PORTS.hub, String(ports.hub))
+          .replaceAll(README_PORTS.evm, `127.0.0.1:${ports.evm}`)
+          .replaceAll(README_PORTS.solana, `127.0.0.1:${ports.solana}`),
       );
       readmeLine.push(b.line + k);
     });
@@ -213,7 +217,7 @@ describe("the README walk-through", () => {
     const scratch = path.join(work, "tmp");
     mkdirSync(scratch);
     const ports = await freeRuntimePorts();
-    const own = { api: ports.api, oidc: await findFreePort(), hub: await findFreePort() };
+    const own = { api: ports.api, oidc: await findFreePort(), hub: await findFreePort(), evm: await findFreePort(), solana: await findFreePort() };
     const started = Date.now();
     // The decentralized-social block says to run Sigil pointed at its stand-in hub.
     runtime = startRuntimeProcess(dataDir, ports, { env: { SIGIL_SOCIAL_HUB_URL: `http://127.0.0.1:${own.hub}`, LOG_LEVEL: "warn" } });
@@ -228,11 +232,11 @@ describe("the README walk-through", () => {
     const rootBefore = new Set(readdirSync(repoRoot));
 
     // A user's shell: none of the servers' settings the test run itself may carry.
-    const env: NodeJS.ProcessEnv = { ...process.env, SIGIL_DATA_DIR: dataDir, TMPDIR: scratch, OIDC_PORT: String(own.oidc) };
+    const env: NodeJS.ProcessEnv = { ...process.env, SIGIL_DATA_DIR: dataDir, TMPDIR: scratch, OIDC_PORT: String(own.oidc), EVM_PORT: String(own.evm), SOLANA_PORT: String(own.solana) };
     for (const name of ["DATABASE_URL", "REDIS_URL", "TEMPORAL_ADDRESS", "TEMPORAL_TASK_QUEUE", "PORT", "PUBLIC_URL", "SIGIL_URL", "SIGIL_API", "SIGIL_SEALING_KEYS"]) {
       delete env[name];
     }
-    // Its own process group: background jobs the README starts (dev:oidc) are stopped with the session.
+    // Its own process group: background jobs the README starts (dev:oidc, dev:chains) are stopped with the session.
     const shell = spawn("bash", ["--noprofile", "--norc", scriptFile], { cwd: repoRoot, env, stdio: ["ignore", fd, fd], detached: true });
     const stopAll = () => {
       try {
