@@ -1,5 +1,6 @@
 import path from "node:path";
-import { allowHosts, bool, durations, httpUrl, int, loopbackPort, rpcUrlsById, sealingKeys, trustedProxies } from "./config-values.js";
+import { chainSettings, type ChainSettings } from "./config-chains.js";
+import { allowHosts, bool, durations, httpUrl, int, loopbackPort, sealingKeys, trustedProxies } from "./config-values.js";
 
 /**
  * Every setting of Sigil, read from the environment once and validated. Nothing else reads process.env.
@@ -68,25 +69,6 @@ export interface Config {
   /** Chain nodes: operator default RPC URLs and the bounds of every call (src/adapters/chain-nodes.ts). */
   chains: ChainSettings;
 }
-
-export interface ChainSettings {
-  /**
-   * SIGIL_EVM_RPC_URLS (JSON object, chain id to http(s) URL, e.g. {"1":"https://eth.example"}): the operator's
-   * default node per EVM chain id, used when the environment's settings and its organization's custom networks
-   * name none. Trusted as the operator wrote it (loopback included).
-   */
-  evmRpcUrls: Record<number, string>;
-  /** SIGIL_SOLANA_RPC_URLS (JSON object, network id 101/102/103 to URL): the same for Solana clusters. */
-  solanaRpcUrls: Record<number, string>;
-  /** SIGIL_CHAIN_TIMEOUT_MS (default 5000): one node call's deadline; past it the answer is 503 chain_unavailable. */
-  timeoutMs: number;
-  /** SIGIL_CHAIN_MAX_RESPONSE_BYTES (default 2097152): a node's answer larger than this is refused (503). */
-  maxResponseBytes: number;
-  /** SIGIL_CHAIN_MULTICALL_BATCH_BYTES (default 4096): calldata per EVM multicall request (viem's batch.multicall.batchSize). */
-  multicallBatchBytes: number;
-}
-
-export const DEFAULT_CHAIN_SETTINGS: ChainSettings = { evmRpcUrls: {}, solanaRpcUrls: {}, timeoutMs: 5000, maxResponseBytes: 2 * 1024 * 1024, multicallBatchBytes: 4096 };
 
 export interface ReconcilerSettings {
   /** SIGIL_RECONCILE_INTERVAL_MS (default 15000): how often the worker looks for work left unstarted. */
@@ -394,13 +376,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       intervalMs: int("SIGIL_RECONCILE_INTERVAL_MS", DEFAULT_RECONCILER_SETTINGS.intervalMs, env),
       staleMs: int("SIGIL_RECONCILE_STALE_MS", DEFAULT_RECONCILER_SETTINGS.staleMs, env),
     },
-    chains: {
-      evmRpcUrls: rpcUrlsById("SIGIL_EVM_RPC_URLS", env),
-      solanaRpcUrls: rpcUrlsById("SIGIL_SOLANA_RPC_URLS", env),
-      timeoutMs: int("SIGIL_CHAIN_TIMEOUT_MS", DEFAULT_CHAIN_SETTINGS.timeoutMs, env),
-      maxResponseBytes: int("SIGIL_CHAIN_MAX_RESPONSE_BYTES", DEFAULT_CHAIN_SETTINGS.maxResponseBytes, env),
-      multicallBatchBytes: int("SIGIL_CHAIN_MULTICALL_BATCH_BYTES", DEFAULT_CHAIN_SETTINGS.multicallBatchBytes, env),
-    },
+    chains: chainSettings(env),
   };
   config.webhooks.protectedPorts = ownPorts(config);
   return config;

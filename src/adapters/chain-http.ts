@@ -1,4 +1,5 @@
-import type { ChainSettings, WebhookSettings } from "../config.js";
+import type { ChainSettings } from "../config-chains.js";
+import type { WebhookSettings } from "../config.js";
 import { chainUnavailable, notConfigured } from "../domain/chains/errors.js";
 import type { ChainEndpoint } from "../domain/chains/nodes.js";
 import { destinationRules, type DestinationRules } from "../net/destination-policy.js";

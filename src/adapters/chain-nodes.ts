@@ -1,4 +1,5 @@
-import type { ChainSettings, WebhookSettings } from "../config.js";
+import type { ChainSettings } from "../config-chains.js";
+import type { WebhookSettings } from "../config.js";
 import type { ChainNodes } from "../domain/chains/nodes.js";
 import { createChainHttp } from "./chain-http.js";
 import { createEvmNode } from "./evm-node.js";

@@ -1,5 +1,5 @@
 import { createPublicClient, erc20Abi, http, type Address } from "viem";
-import type { ChainSettings } from "../config.js";
+import type { ChainSettings } from "../config-chains.js";
 import type { ChainEndpoint, Erc20Metadata, EvmNode } from "../domain/chains/nodes.js";
 import { asChainError } from "./chain-errors.js";
 import type { ChainPost } from "./chain-http.js";

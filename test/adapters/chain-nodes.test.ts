@@ -2,7 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createChainNodes } from "../../src/adapters/chain-nodes.js";
-import { DEFAULT_CHAIN_SETTINGS, DEFAULT_WEBHOOK_SETTINGS } from "../../src/config.js";
+import { DEFAULT_CHAIN_SETTINGS } from "../../src/config-chains.js";
+import { DEFAULT_WEBHOOK_SETTINGS } from "../../src/config.js";
 
 /** The bounds of every node call, against loopback peers that misbehave (the real nodes are in test/e2e). */
 let server: Server | undefined;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
-import { DEFAULT_CHAIN_SETTINGS, type ChainSettings } from "../../src/config.js";
+import { DEFAULT_CHAIN_SETTINGS, type ChainSettings } from "../../src/config-chains.js";
 import { startEvmChain } from "../e2e/support/evm-chain.js";
 import { startSolanaChain } from "../e2e/support/solana-chain.js";
 import { runCompat } from "./runner.js";

@@ -6,7 +6,7 @@ import { ChainEnum, type SDKApi } from "@dynamic-labs/sdk-api";
 import { generateKeyPairSigner } from "@solana/kit";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_CHAIN_SETTINGS } from "../../src/config.js";
+import { DEFAULT_CHAIN_SETTINGS } from "../../src/config-chains.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { SdkBalancesService } from "../../src/gen/sigil/balances/v0/sdk_balances_service_pb.js";
 import { startTestApp, type TestApp } from "../support/app.js";

@@ -10,8 +10,11 @@ import { publicEnvironmentOf } from "../tenant-context.js";
 /** The published client's JSON of a holding: base units as a JSON number, as it reads them. */
 const tokenBalanceJson = (b: TokenBalance) => ({ ...b, rawBalance: Number(b.rawBalance) });
 
-/** The message (sigil.balances.v0.TokenBalance) of a holding: its logo field's local name is logoUri. */
-const toTokenBalance = ({ logoURI, rawBalance, ...b }: TokenBalance) => ({ ...b, logoUri: logoURI, rawBalance: Number(rawBalance) });
+/** The message (sigil.balances.v0.TokenBalance) of a holding: the JSON above, its logo field's local name logoUri. */
+const toTokenBalance = (b: TokenBalance) => {
+  const { logoURI, ...json } = tokenBalanceJson(b);
+  return { ...json, logoUri: logoURI };
+};
 
 /** A network's balances as the list that keeps absence (unknown) apart from empty (holds nothing), in JSON form. */
 export const toBalanceList = (balances: TokenBalance[] | undefined) =>
