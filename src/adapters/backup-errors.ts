@@ -1,14 +1,18 @@
-import { DomainError } from "../errors.js";
+import { DomainError, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../errors.js";
 
 /** The backup locations an adapter reaches (the service's own vault needs no adapter). */
 export type RemoteBackupLocation = "cloud_drive" | "external";
 
 /**
  * The location did not answer usably (refused connection, timeout, 5xx, 429, a malformed answer): nothing
- * is known to be stored, and the same request may be retried. 503; the detail stays in the server log.
+ * is known to be stored, and the same request may be retried: 503 with Retry-After; the detail stays in the
+ * server log.
  */
 export const backupLocationUnavailable = (location: RemoteBackupLocation) =>
-  new DomainError("unavailable", "backup_location_unavailable", "the backup location cannot be reached, retry later", { location });
+  new DomainError("unavailable", "backup_location_unavailable", "the backup location cannot be reached, retry later", {
+    location,
+    retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
+  });
 
 /** The location answered, and refused us (401/403): retrying with the same credentials will not help. 422. */
 export const backupLocationRefused = (location: RemoteBackupLocation) =>

@@ -76,7 +76,7 @@ describe("cloud drive adapter", () => {
       const err = await failure(drive.upload(token, "x.share", Buffer.from("x")));
       expect(err.kind).toBe("unavailable");
       expect(err.code).toBe("backup_location_unavailable");
-      expect(err.payload).toEqual({ location: "cloud_drive" });
+      expect(err.payload).toEqual({ location: "cloud_drive", retryAfterSeconds: 5 });
     }
     peer.failWith = null;
     expect(peer.files(token)).toHaveLength(0);

@@ -188,6 +188,30 @@ describe("disconnectGlobalWalletConnection", () => {
     ]);
   });
 
+  it("reads a connection past its expiresAt as disconnected; connecting again makes a new row and closes the lapsed one", async () => {
+    const t = await tenant();
+    const u = await signInAs(app, t.environmentId);
+    const c = await onPage(u.jwt).createGlobalWalletConnection({ environmentId: t.environmentId, globalWalletConnectionCreateRequest: { expiresAt: inAWeek() } });
+    await app.db.none("UPDATE global_wallet_connections SET expires_at = now() - interval '1 second' WHERE id = $1", [c.id]);
+    expect((await managementList(t)).map((x) => [x.id, x.status])).toEqual([[c.id, "disconnected"]]);
+    expect(await managementList(t, "?status=connected")).toEqual([]);
+    expect((await managementList(t, "?status=disconnected")).map((x) => x.id)).toEqual([c.id]);
+    const d = await onPage(u.jwt).disconnectGlobalWalletConnection({ environmentId: t.environmentId, globalWalletConnectionId: c.id });
+    expect(d).toMatchObject({ id: c.id, status: GlobalWalletConnectionStatusEnum.Disconnected });
+    const fresh = await onPage(u.jwt).createGlobalWalletConnection({ environmentId: t.environmentId, globalWalletConnectionCreateRequest: { expiresAt: inAWeek() } });
+    expect(fresh.id).not.toBe(c.id);
+    expect(fresh.status).toBe(GlobalWalletConnectionStatusEnum.Connected);
+    expect((await rows(t.environmentId)).map((r) => [r.id, r.status])).toEqual([
+      [c.id, "disconnected"],
+      [fresh.id, "connected"],
+    ]);
+    expect((await audits(t.environmentId)).map((a) => a.action)).toEqual([
+      "global_wallet_connection.created",
+      "global_wallet_connection.disconnected",
+      "global_wallet_connection.created",
+    ]);
+  });
+
   it("answers 404 for another user's connection, another environment's, or none, and 400 for a malformed id, changing nothing", async () => {
     const t = await tenant();
     const owner = await signInAs(app, t.environmentId);

@@ -189,6 +189,7 @@ describe("the customer's own backup endpoint", () => {
       const down = await backupExternal(w);
       expect(down.status).toBe(503);
       expect(down.body.code).toBe("backup_location_unavailable");
+      expect(down.headers.get("retry-after")).toBe("5");
       expect(await rowsOf(w)).toBe(0);
       customer.mode = "refuse";
       const refused = await backupExternal(w);
@@ -202,6 +203,7 @@ describe("the customer's own backup endpoint", () => {
       const wrong = await recoverRaw();
       expect(wrong.status, wrong.text).toBe(503);
       expect(wrong.body.code).toBe("backup_location_unavailable");
+      expect(wrong.headers.get("retry-after")).toBe("5");
       customer.mode = "notOurs";
       const notOurs = await recoverRaw();
       expect(notOurs.status, notOurs.text).toBe(422);

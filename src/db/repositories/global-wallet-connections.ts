@@ -13,12 +13,18 @@ export interface GlobalWalletConnectionRecord {
   updatedAt: Date;
 }
 
+/**
+ * A connection past its expiresAt is over, whatever its row says: it reads as disconnected. The row keeps
+ * status 'connected' until the user connects to the app again (connectApp closes it then).
+ */
+const EFFECTIVE_STATUS = "CASE WHEN status = 'connected' AND expires_at <= now() THEN 'disconnected' ELSE status END";
+
 const toConnection = (r: Record<string, any>): GlobalWalletConnectionRecord => ({
   id: r.id,
   environmentId: r.environment_id,
   userId: r.user_id,
   appUrl: r.app_url,
-  status: r.status,
+  status: r.status === "connected" && r.expires_at && r.expires_at.getTime() <= Date.now() ? "disconnected" : r.status,
   expiresAt: r.expires_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -42,7 +48,7 @@ export async function insertLiveConnection(
   return row ? toConnection(row) : null;
 }
 
-/** The user's live connection to the app, locked for the caller's transaction. */
+/** The user's connection to the app whose row is still 'connected' (possibly lapsed), locked for the caller's transaction. */
 export async function lockLiveConnection(q: Queryable, environmentId: string, userId: string, appUrl: string): Promise<GlobalWalletConnectionRecord | null> {
   const row = await q.oneOrNone(
     "SELECT * FROM global_wallet_connections WHERE environment_id = $1 AND user_id = $2 AND app_url = $3 AND status = 'connected' FOR UPDATE",
@@ -88,7 +94,7 @@ export async function listConnections(
 ): Promise<GlobalWalletConnectionRecord[]> {
   const rows = await q.any(
     `SELECT * FROM global_wallet_connections
-     WHERE environment_id = $1 AND ($2::uuid IS NULL OR user_id = $2) AND ($3::text IS NULL OR status = $3)
+     WHERE environment_id = $1 AND ($2::uuid IS NULL OR user_id = $2) AND ($3::text IS NULL OR ${EFFECTIVE_STATUS} = $3)
      ORDER BY created_at, id OFFSET $4 LIMIT $5`,
     [environmentId, filter.userId ?? null, filter.status ?? null, page.offset, page.limit],
   );

@@ -67,6 +67,15 @@ export async function connectApp(
     // The insert yielded to a live connection (committed, possibly by a concurrent connect): answer it.
     const live = await repo.lockLiveConnection(t, environmentId, caller.userId, appUrl);
     if (!live) throw notFound("user");
+    if (live.status === "disconnected") {
+      // It lapsed (past its expiresAt): close its row, so connecting again is a new connection, as after a disconnect.
+      const closed = await repo.setConnectionStatus(t, environmentId, live.id, "disconnected");
+      await record({ action: "global_wallet_connection.disconnected", resourceType: "global_wallet_connection", resourceId: live.id, before: snapshot(live), after: snapshot(closed) });
+      const fresh = await repo.insertLiveConnection(t, environmentId, { id: randomUUID(), userId: caller.userId, appUrl, expiresAt: input.expiresAt });
+      if (!fresh) throw notFound("user");
+      await record({ action: "global_wallet_connection.created", resourceType: "global_wallet_connection", resourceId: fresh.id, after: snapshot(fresh) });
+      return fresh;
+    }
     if (live.expiresAt?.getTime() === input.expiresAt.getTime()) return live;
     const renewed = await repo.setConnectionExpiry(t, environmentId, live.id, input.expiresAt);
     await record({ action: "global_wallet_connection.updated", resourceType: "global_wallet_connection", resourceId: live.id, before: snapshot(live), after: snapshot(renewed) });
