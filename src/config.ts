@@ -1,5 +1,6 @@
 import path from "node:path";
 import { chainSettings, type ChainSettings } from "./config-chains.js";
+import { rampSettings, type RampSettings } from "./config-ramps.js";
 import { allowHosts, bool, durations, httpUrl, int, loopbackPort, sealingKeys, trustedProxies } from "./config-values.js";
 
 /**
@@ -68,6 +69,8 @@ export interface Config {
   reconciler: ReconcilerSettings;
   /** Chain nodes: operator default RPC URLs and the bounds of every call (src/adapters/chain-nodes.ts). */
   chains: ChainSettings;
+  /** The price source and the on-ramp / off-ramp provider (src/adapters/price-source.ts, ramp-provider.ts). */
+  ramps: RampSettings;
 }
 
 export interface ReconcilerSettings {
@@ -377,6 +380,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       staleMs: int("SIGIL_RECONCILE_STALE_MS", DEFAULT_RECONCILER_SETTINGS.staleMs, env),
     },
     chains: chainSettings(env),
+    ramps: rampSettings(env),
   };
   config.webhooks.protectedPorts = ownPorts(config);
   return config;

@@ -11,6 +11,8 @@ import { createCloudDrive } from "./adapters/cloud-drive.js";
 import { createCustomerBackup } from "./adapters/customer-backup.js";
 import { createSocialHub } from "./adapters/social-hub.js";
 import { createChainNodes } from "./adapters/chain-nodes.js";
+import { createExchangeApi } from "./adapters/exchange-api.js";
+import { createVendors } from "./adapters/vendors.js";
 import type { EphemeralStore } from "./store/store.js";
 
 /** The connections a process opened (and closes); everything else in Deps is derived from the config. */
@@ -48,5 +50,7 @@ export function buildDeps(parts: DepsParts): Deps {
     cloudDrive: createCloudDrive(config.backups.cloudDriveUrl),
     customerBackup: createCustomerBackup(config.webhooks),
     chainNodes: createChainNodes(config.chains, config.webhooks),
+    exchangeApi: createExchangeApi(config.webhooks),
+    vendors: createVendors(config.ramps, config.webhooks),
   };
 }

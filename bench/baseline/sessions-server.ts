@@ -120,7 +120,7 @@ async function route(req: http.IncomingMessage, res: http.ServerResponse) {
   }
   if (req.method === "GET" && path === `${SDK}/nonce`) return send(res, 200, { nonce: await issueNonce(store, environmentId) });
   if (req.method === "POST" && path === `${SDK}/verify`) {
-    const credential = await proveWallet(deps, environmentId, (await readJson(req)) as WalletProofInput);
+    const credential = await proveWallet(deps, env, (await readJson(req)) as WalletProofInput);
     const r = await signInWith(deps, env, credential, meta(req));
     return send(res, 200, signIn(r.tokens, r.user, r.newUser));
   }

@@ -11,14 +11,7 @@ import type { ChainPost } from "./chain-http.js";
  * eth_call, so chains without a deployed Multicall3 (local ones, new ones) are read the same way.
  */
 export function createEvmNode(endpoint: ChainEndpoint, post: ChainPost, settings: ChainSettings): EvmNode {
-  const client = createPublicClient({
-    transport: http(endpoint.url, {
-      retryCount: 0,
-      timeout: settings.timeoutMs,
-      fetchFn: async (_input, init) =>
-        new Response(await post(String(init?.body ?? ""), init?.signal), { status: 200, headers: { "content-type": "application/json" } }),
-    }),
-  });
+  const client = evmPublicClient(endpoint, post, settings);
   const multicall = <T>(contracts: readonly { address: Address; abi: typeof erc20Abi; functionName: string; args?: readonly unknown[] }[]) =>
     client
       .multicall({ contracts: contracts as never, allowFailure: true, deployless: true, batchSize: settings.multicallBatchBytes })
@@ -27,6 +20,10 @@ export function createEvmNode(endpoint: ChainEndpoint, post: ChainPost, settings
         throw asChainError(err);
       });
   return {
+    chainId: () =>
+      client.getChainId().catch((err) => {
+        throw asChainError(err);
+      }),
     nativeBalance: (address) =>
       client.getBalance({ address: address as Address }).catch((err) => {
         throw asChainError(err);
@@ -46,4 +43,16 @@ export function createEvmNode(endpoint: ChainEndpoint, post: ChainPost, settings
       });
     },
   };
+}
+
+/** viem's public client over `post` (the bounded, policy-checked HTTP of src/adapters/chain-http.ts), retrying nothing. */
+export function evmPublicClient(endpoint: ChainEndpoint, post: ChainPost, settings: ChainSettings) {
+  return createPublicClient({
+    transport: http(endpoint.url, {
+      retryCount: 0,
+      timeout: settings.timeoutMs,
+      fetchFn: async (_input, init) =>
+        new Response(await post(String(init?.body ?? ""), init?.signal), { status: 200, headers: { "content-type": "application/json" } }),
+    }),
+  });
 }

@@ -10,6 +10,8 @@ import type { RoomOperationName } from "./waas/threshold/share-operations.js";
 import type { BackupStep, BackupStepResult, RecoverStep, RecoverStepResult } from "./waas/threshold/backup-steps.js";
 import type { SessionVerifier } from "./sessions/tokens.js";
 import type { ChainNodes } from "./chains/nodes.js";
+import type { ExchangeApi } from "./exchange-accounts/port.js";
+import type { Vendors } from "./vendors/port.js";
 
 /** Starts durable flows; implemented over the Temporal client (src/temporal/flows.ts). */
 export interface Flows {
@@ -67,6 +69,13 @@ export interface Deps {
   customerBackup: CustomerBackup;
   /** The EVM and Solana nodes of the environments' networks (src/adapters/chain-nodes.ts). */
   chainNodes: ChainNodes;
+  /** The environments' exchanges, over Sigil's exchange protocol (src/adapters/exchange-api.ts). */
+  exchangeApi: ExchangeApi;
+  /**
+   * The price source and the ramp provider for a resolved endpoint (src/adapters/vendors.ts): the
+   * environment's own provider of the kind, else the operator's (src/domain/vendors/endpoint.ts).
+   */
+  vendors: Vendors;
 }
 
 /**

@@ -29,7 +29,8 @@ export interface RestGatewayOptions {
 
 /** Request headers the RPC layer may see; everything else a REST caller sends stays at the edge. */
 // origin: the page a WebAuthn ceremony runs on decides its relying party (src/domain/passkeys/relying-party.ts).
-const FORWARDED_HEADERS = ["authorization", "user-agent", "x-request-id", "x-mfa-auth-token", "origin"] as const;
+// idempotency-key: a retried card payment answers the payment already made (src/domain/ramps/card-payment.ts).
+const FORWARDED_HEADERS = ["authorization", "user-agent", "x-request-id", "x-mfa-auth-token", "origin", "idempotency-key"] as const;
 /**
  * Response headers a handler may set for the REST answer (the security headers of an HTML page such as
  * the OAuth authorize page); other RPC response headers stay in the RPC layer.

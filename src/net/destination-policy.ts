@@ -137,7 +137,7 @@ export function checkWebhookUrl(raw: string, rules: DestinationRules): string {
 }
 
 /** The host as written: an address is judged as such; a name by its shape (its addresses at delivery). */
-function refusalOfHost(u: URL, rules: DestinationRules): string | null {
+export function refusalOfHost(u: URL, rules: DestinationRules): string | null {
   const host = normalizeHost(u.hostname);
   if (ipaddr.isValid(host)) return refusalOfAddress(host, defaultPort(u), host, rules);
   if (isAllowListed(host, rules)) return null;

@@ -13,6 +13,9 @@ import { waasModule } from "./waas/module.js";
 import { walletsModule } from "./wallets/module.js";
 import { webhooksModule } from "./webhooks/module.js";
 import { balancesModule } from "./balances/module.js";
+import { solanaTransactionsModule } from "./solana-transactions/module.js";
+import { walletTransactionsModule } from "./wallet-transactions/module.js";
+import { simulationsModule } from "./simulations/module.js";
 import { allowlistsModule } from "./allowlists/module.js";
 import { analyticsModule } from "./analytics/module.js";
 import { auditModule } from "./audit/module.js";
@@ -20,6 +23,7 @@ import { complianceModule } from "./compliance/module.js";
 import { customNetworksModule } from "./custom-networks/module.js";
 import { eventsModule } from "./events/module.js";
 import { exchangesModule } from "./exchanges/module.js";
+import { exchangeAccountsModule } from "./exchange-accounts/module.js";
 import { externalJwtModule } from "./external-jwt/module.js";
 import { gatesModule } from "./gates/module.js";
 import { globalWalletModule } from "./global-wallet/module.js";
@@ -50,6 +54,8 @@ import { sdkEmbeddedWalletsModule } from "./embedded-wallets-sdk/module.js";
 import { passkeysModule } from "./passkeys/module.js";
 import { sdkWaasModule } from "./waas-sdk/module.js";
 import { sdkWaasBackupModule } from "./waas-backup-sdk/module.js";
+import { ratesModule } from "./rates/module.js";
+import { rampsModule } from "./ramps/module.js";
 
 /**
  * Every capability of the API, in one place: the REST gateway, reflection and the tenancy tests walk this list.
@@ -75,6 +81,7 @@ export const apiModules: readonly ApiModule[] = [
   allowlistsModule,
   gatesModule,
   exchangesModule,
+  exchangeAccountsModule,
   complianceModule,
   externalJwtModule,
   originsModule,
@@ -100,11 +107,16 @@ export const apiModules: readonly ApiModule[] = [
   webhooksModule,
   eventsModule,
   balancesModule,
+  simulationsModule,
   sdkSettingsModule,
   ownAccountModule,
   mfaModule,
   sdkEmbeddedWalletsModule,
   passkeysModule,
+  ratesModule,
+  rampsModule,
+  solanaTransactionsModule,
+  walletTransactionsModule,
 ];
 
 export const apiServices: readonly DescService[] = apiModules.flatMap((m) => m.services);

@@ -8,7 +8,7 @@ type Res = http.ServerResponse | http2.Http2ServerResponse;
 type Handler = (req: Req, res: Res) => void;
 
 /** Request headers a browser script may send: Connect / gRPC-Web's own plus the API's. */
-const ALLOWED_HEADERS = [...connectCors.allowedHeaders, "Authorization", "Accept", "X-Request-Id", "X-Mfa-Auth-Token"].join(", ");
+const ALLOWED_HEADERS = [...connectCors.allowedHeaders, "Authorization", "Accept", "X-Request-Id", "X-Mfa-Auth-Token", "Idempotency-Key"].join(", ");
 /** Response headers a browser script may read: Connect / gRPC-Web's own plus the API's. */
 const EXPOSED_HEADERS = [...connectCors.exposedHeaders, "X-Request-Id", "Retry-After", "Content-Disposition", "Allow"].join(", ");
 /** How long a browser may reuse a preflight answer (seconds). */

@@ -151,6 +151,11 @@ export const allowedUndeclared: AllowedUndeclared[] = [
   }),
   ...extensions("each row's outcome of a bulk import, in input order", { BulkUserCreateResponse: ["results"] }),
   ...extensions("where an exchange rate came from", { Currency: ["source"] }),
+  ...extensions("each Solana transaction's simulation as the node reported it: its program logs, its error, its cost", { SimulateTransactionResponse: ["simulations"] }),
+  ...extensions("what a simulation shows beyond the signer's side: the gas the node used, every account's change, an NFT's token id", {
+    SimulateTransactionResponse: ["gasUsed", "balanceChanges"],
+    AssetTransfer: ["tokenId"],
+  }),
   ...extensions("the kind of DNS record to create", { CustomHostnameVerificationRecord: ["type"] }),
   ...extensions("the network's definition as created (RPC and explorer URLs, native currency)", {
     CustomNetworkResponseCustomNetwork: ["blockExplorerUrls", "name", "nativeCurrency", "rpcUrls", "testnet"],
@@ -229,6 +234,9 @@ export const exceptions: Record<string, Exception> = {
   "SettingsApi.enableExchange": neutralExchange("$.exchange"),
   "SettingsApi.disableExchange": neutralExchange("$.exchange"),
   "SettingsApi.getEnvironmentExchanges": neutralExchange("$.exchanges[0].exchange"),
+  // A ramp option's provider is the ramp provider's own id of the method (e.g. "card"), never a vendor's name.
+  "SDKApi.getSupportedOnramps": { decision: "Provider kinds keep the contract's neutral words", allow: [{ path: /^\$\.onramps\[\d+\]\.provider$/, problem: /is not a value of ProviderEnum/ }] },
+  "SDKApi.getSupportedOfframps": { decision: "Provider kinds keep the contract's neutral words", allow: [{ path: /^\$\.offramps\[\d+\]\.provider$/, problem: /is not a value of ProviderEnum/ }] },
   "SettingsApi.getEnvironmentProviderUrls": {
     decision: "Provider kinds keep the contract's neutral words",
     allow: [{ path: "$.providerUrls[0].provider", problem: /is not a value of ProviderEnum/ }],

@@ -139,4 +139,16 @@ export const builtSdkOperations: ReadonlySet<string> = new Set([
   // Token balances read from the chains' nodes
   "getAccountBalances",
   "postMultichainAccountBalances",
+  // Exchange rates from a price source; on-ramps, off-ramps and card payments from a ramp provider
+  "getCurrencyExchangeRates",
+  "getSupportedOnramps",
+  "getSupportedOfframps",
+  "createCryptoDotComPayment",
+  // Solana transactions simulated and given a compute budget; an address's transactions, from the nodes
+  "simulateSVMTransaction",
+  "optimizeTransaction",
+  "getWalletTransactions",
+  // Transactions and user operations simulated on the chains' nodes
+  "simulateEVMTransaction",
+  "simulateUserOp",
 ]);

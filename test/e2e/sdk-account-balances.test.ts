@@ -176,20 +176,25 @@ describe("getAccountBalances refuses bad input with its code, never a 500", () =
   });
 
   it("uses the organization's own custom network of the chain id, never another organization's", async () => {
-    const owner = await app.bootstrap({ ownerEmail: `${crypto.randomUUID()}@example.com` });
-    const created = await call(app.baseUrl, "POST", `/organizations/${owner.organizationId}/customNetworks`, {
-      token: owner.token,
-      body: { name: "Local", chainId: OPERATOR_EVM_CHAIN_ID + 100, rpcUrls: [evm.rpcUrl], blockExplorerUrls: [], nativeCurrency: { name: "Local Ether", symbol: "LETH", decimals: 18 }, testnet: true },
-    });
-    expect(created.status, created.text).toBeLessThan(300);
-    const holder = freshEvmAddress();
-    await evm.transferNative(holder, 2n * ETHER);
-    // The custom network names chain id 31437 for the node at evm.rpcUrl; its currency is the organization's.
-    const own = await sdk.getAccountBalances({ environmentId: owner.environmentId, chainName: ChainEnum.Evm, accountAddress: holder, networkId: OPERATOR_EVM_CHAIN_ID + 100 });
-    expect(own).toEqual([expect.objectContaining({ networkId: 31437, symbol: "LETH", name: "Local Ether", balance: 2 })]);
-    const stranger = await refused(sdk.getAccountBalances({ environmentId: t.environmentId, chainName: ChainEnum.Evm, accountAddress: holder, networkId: OPERATOR_EVM_CHAIN_ID + 100 }));
-    expect(stranger.status).toBe(422);
-    expect(stranger.body.code).toBe("not_configured");
+    const custom = await startEvmChain({ chainId: OPERATOR_EVM_CHAIN_ID + 100 });
+    try {
+      const owner = await app.bootstrap({ ownerEmail: `${crypto.randomUUID()}@example.com` });
+      const created = await call(app.baseUrl, "POST", `/organizations/${owner.organizationId}/customNetworks`, {
+        token: owner.token,
+        body: { name: "Local", chainId: OPERATOR_EVM_CHAIN_ID + 100, rpcUrls: [custom.rpcUrl], blockExplorerUrls: [], nativeCurrency: { name: "Local Ether", symbol: "LETH", decimals: 18 }, testnet: true },
+      });
+      expect(created.status, created.text).toBeLessThan(300);
+      const holder = freshEvmAddress();
+      await custom.transferNative(holder, 2n * ETHER);
+      // The custom network names chain id 31437 for its node; its currency is the organization's.
+      const own = await sdk.getAccountBalances({ environmentId: owner.environmentId, chainName: ChainEnum.Evm, accountAddress: holder, networkId: OPERATOR_EVM_CHAIN_ID + 100 });
+      expect(own).toEqual([expect.objectContaining({ networkId: 31437, symbol: "LETH", name: "Local Ether", balance: 2 })]);
+      const stranger = await refused(sdk.getAccountBalances({ environmentId: t.environmentId, chainName: ChainEnum.Evm, accountAddress: holder, networkId: OPERATOR_EVM_CHAIN_ID + 100 }));
+      expect(stranger.status).toBe(422);
+      expect(stranger.body.code).toBe("not_configured");
+    } finally {
+      await custom.close();
+    }
   });
 
   it("422 not_configured for a live environment's tenant URL on loopback (the destination policy), nothing fetched", async () => {

@@ -107,8 +107,11 @@ describe("verify (EVM, Sign-In With Ethereum)", () => {
     // Another key signing the same message is no better.
     const forged = { ...proof, signedMessage: await newEvmWallet().signMessage({ message: proof.messageToSign }) };
     expect(await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: forged }))).toMatchObject({ status: 422, body: { code: "invalid_signature" } });
-    const garbage = { ...proof, signedMessage: "0x1234" };
+    const garbage = { ...proof, signedMessage: "0x12345" };
     expect(await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: garbage }))).toMatchObject({ status: 400, body: { code: "invalid_signature" } });
+    // Not an EOA's length: only a smart-contract wallet's, which needs a node of the chain (none here).
+    const contractShaped = { ...proof, signedMessage: "0x1234" };
+    expect(await refused(sdk().verify({ environmentId: tenant.environmentId, verifyRequest: contractShaped }))).toMatchObject({ status: 422, body: { code: "not_configured" } });
     expect((await sdk().verify({ environmentId: tenant.environmentId, verifyRequest: proof })).user.newUser).toBe(true);
   });
 

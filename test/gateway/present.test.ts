@@ -90,6 +90,11 @@ describe("REST presentation", () => {
       if (f.fieldKind === "scalar" && f.scalar === ScalarType.BOOL && !f.oneof && f.presence === 2) expect(json[f.jsonName]).toBe(false);
     }
   });
+
+  it("marks only message fields nullable: the presentation writes null for an unset message, never for a scalar (use a wrapper)", () => {
+    const misplaced = schemas.flatMap((s) => s.fields.filter((f) => f.fieldKind !== "message" && fieldRules(f)?.nullable).map((f) => `${s.typeName}.${f.name}`));
+    expect(misplaced).toEqual([]);
+  });
 });
 
 // ---- the oracle: the two-pass presentation the gateway used before ----

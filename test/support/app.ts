@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { DEFAULT_EXTERNAL_SIGN_IN_SETTINGS, DEFAULT_SDK_EVENT_LIMITS, DEFAULT_SESSION_MAX_AGE_SECONDS, DEFAULT_VERIFICATION_SETTINGS, DEFAULT_RECONCILER_SETTINGS, DEFAULT_WEBHOOK_SETTINGS, type Config } from "../../src/config.js";
 import { DEFAULT_CHAIN_SETTINGS } from "../../src/config-chains.js";
+import { DEFAULT_RAMP_SETTINGS } from "../../src/config-ramps.js";
 import { closeDatabase, connectDatabase, type Database } from "../../src/db/db.js";
 import { migrate } from "../../src/db/migrate.js";
 import type { Deps } from "../../src/domain/deps.js";
@@ -79,6 +80,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     trustedProxies: [],
     reconciler: DEFAULT_RECONCILER_SETTINGS,
     chains: DEFAULT_CHAIN_SETTINGS,
+    ramps: DEFAULT_RAMP_SETTINGS,
     ...overrides,
   };
 }

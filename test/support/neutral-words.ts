@@ -12,6 +12,11 @@ const PATH_WORDS: [RegExp, string][] = [
   [/\/farcaster\//, "/decentralizedSocial/"],
   // The form_post OAuth callback of the partner provider (the client names its vendor).
   [/\/providers\/apple\/redirect$/, "/providers/partner/redirect"],
+  // The card on-ramp's payment (the client names the card payment vendor).
+  [/\/onramps\/cryptoDotCom\/payment$/, "/onramps/cardOnramp/payment"],
+  // The exchange on-ramp and the exchange's OAuth redirect (the client names the exchange vendor).
+  [/\/onramps\/coinbase\//, "/onramps/exchange/"],
+  [/\/providers\/cbOauthRedirectUrl$/, "/providers/exchangeOauthRedirectUrl"],
 ];
 const FIELD_WORDS: Record<string, string> = { telegramUser: "chatUser", telegramAuthToken: "chatAuthToken" };
 

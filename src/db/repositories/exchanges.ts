@@ -80,7 +80,7 @@ export async function deleteExchange(q: Queryable, environmentId: string, id: st
   return row ? toExchange(row) : null;
 }
 
-function toExchange(r: Record<string, any>): ExchangeRecord {
+export function toExchange(r: Record<string, any>): ExchangeRecord {
   return {
     id: r.id,
     environmentId: r.environment_id,

@@ -1,8 +1,9 @@
 import { prepared, type Queryable } from "../db.js";
+import type { GateRuleData } from "./gates.js";
 
 /**
  * The lookups of the sign-in pipeline (src/domain/sign-in): who owns a proven credential, and which
- * enabled allowlists name an identifier.
+ * enabled allowlists name an identifier, and which gates are on.
  */
 
 /** E.164 of a stored phone credential (stored either as E.164 or as national digits plus country code). */
@@ -142,23 +143,41 @@ export interface AllowlistMatch {
   matched: boolean;
 }
 
-const ENABLED_ALLOWLIST_MATCHES = prepared(
-  "enabled-allowlist-matches",
-  `SELECT a.outcome, a.scope, EXISTS (
+/** An enabled token gate, judged by the chain (src/domain/gates/enforcement.ts), not by the database. */
+export interface EnabledGate {
+  id: string;
+  outcome: "siteAccess" | "scope" | "block";
+  scope: string | null;
+  rules: GateRuleData[];
+}
+
+/**
+ * The environment's enabled allowlists (with whether they name one of the identifiers) and its enabled gates,
+ * in one statement: a sign-in pays for gates only when the environment has some (the hot path's statements
+ * are counted, test/e2e/hot-path-statements.test.ts).
+ */
+const ENABLED_ACCESS_RULES = prepared(
+  "enabled-access-rules",
+  `SELECT 'allowlist' AS kind, a.id, a.outcome, a.scope, EXISTS (
         SELECT 1 FROM allowlist_entries e, jsonb_to_recordset($2::jsonb) AS i(type text, value text)
         WHERE e.allowlist_id = a.id AND e.environment_id = a.environment_id AND e.type = i.type AND e.value = i.value
-      ) AS matched
-     FROM allowlists a WHERE a.environment_id = $1 AND a.enabled_at IS NOT NULL`,
+      ) AS matched, NULL::jsonb AS rules
+     FROM allowlists a WHERE a.environment_id = $1 AND a.enabled_at IS NOT NULL
+   UNION ALL
+   SELECT 'gate', g.id, g.outcome, g.scope, false, g.rules FROM gates g WHERE g.environment_id = $1 AND g.enabled_at IS NOT NULL`,
 );
 
-/** Every enabled allowlist of the environment, and whether it names one of the identifiers. */
-export async function enabledAllowlistMatches(
+/** Every enabled allowlist of the environment (and whether it names one of the identifiers), and every enabled gate. */
+export async function enabledAccessRules(
   q: Queryable,
   environmentId: string,
   identifiers: { type: string; value: string }[],
-): Promise<AllowlistMatch[]> {
-  const rows = await q.any(ENABLED_ALLOWLIST_MATCHES([environmentId, JSON.stringify(identifiers)]));
-  return rows.map((r) => ({ outcome: r.outcome, scope: r.scope, matched: r.matched }));
+): Promise<{ lists: AllowlistMatch[]; gates: EnabledGate[] }> {
+  const rows = await q.any(ENABLED_ACCESS_RULES([environmentId, JSON.stringify(identifiers)]));
+  return {
+    lists: rows.filter((r) => r.kind === "allowlist").map((r) => ({ outcome: r.outcome, scope: r.scope, matched: r.matched })),
+    gates: rows.filter((r) => r.kind === "gate").map((r) => ({ id: r.id, outcome: r.outcome, scope: r.scope, rules: r.rules })),
+  };
 }
 
 const PROVIDER_ENABLED = prepared(

@@ -2,12 +2,13 @@ import { createHash } from "node:crypto";
 import { badRequest } from "../../errors.js";
 import { listGates } from "../../db/repositories/gates.js";
 import type { Deps } from "../deps.js";
-import { resolveNetwork, type ResolvedNetwork } from "../chains/endpoints.js";
+import { checkedNetworkRequest, resolveNetwork, type ResolvedNetwork } from "../chains/endpoints.js";
 import { tokensOfChain } from "../chains/tokens.js";
 import type { Erc20Metadata } from "../chains/nodes.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { normalizeWalletAddress } from "../wallets/addresses.js";
 import { nativeCurrencyOf } from "./native-currency.js";
+import { withFiatValues } from "../rates/prices.js";
 
 /**
  * Balances are read again after this long: a wallet app shows a transfer within a few seconds, and a burst of
@@ -30,6 +31,10 @@ export interface TokenBalance {
   /** rawBalance / 10^decimals. */
   balance: number;
   isNative: boolean;
+  /** USD per token from the price source (src/domain/rates/prices.ts); absent when none is configured or it does not price the token. */
+  price?: number;
+  /** balance × price; absent with the price. */
+  marketValue?: number;
 }
 
 export interface AccountBalancesRequest {
@@ -92,27 +97,41 @@ interface CachedBalance extends Omit<TokenBalance, "rawBalance"> {
   rawBalance: string;
 }
 
+interface CachedAnswer {
+  networkId: number;
+  balances: CachedBalance[];
+}
+
 /**
  * The balances of an address on one network of an EVM or Solana chain, read from the environment's node
  * (resolveNetwork), with the network read (the one asked, or the default chosen): the native currency, then
- * each token with a non-zero balance. A token the node could
- * not read as one is left out (never shown as zero). Cached BALANCES_TTL_SECONDS in the shared store.
+ * each token with a non-zero balance. A token the node could not read as one is left out (never shown as
+ * zero). Cached BALANCES_TTL_SECONDS in the shared store, keyed by the request as the environment asked it:
+ * a hit costs one store read, not the settings, custom-network, identity and gate reads that choose the node
+ * and the token list, so a change to those shows within the same few seconds as a transfer does.
  */
 export async function accountBalances(deps: Deps, env: PublicEnvironment, req: AccountBalancesRequest): Promise<{ networkId: number; balances: TokenBalance[] }> {
-  const net = await resolveNetwork(deps, env, req.chainName, req.networkId);
-  const owner = accountAddressOf(net.family, req.accountAddress);
-  const requested = requestedTokens(net.family, req.whitelistedContracts);
-  // Solana's node lists every mint an owner holds, so only EVM needs a token list.
-  const tokens = net.family === "EVM" ? await evmTokenList(deps, env, net.networkId, requested) : [];
+  const family = checkedNetworkRequest(req.chainName, req.networkId);
+  const owner = accountAddressOf(family, req.accountAddress);
+  const requested = requestedTokens(family, req.whitelistedContracts);
   const includeNative = req.includeNative !== false;
-  const key = `chain-balances:v1:${net.family}:${net.networkId}:${sha(`${net.endpoint.trusted}|${net.endpoint.url}`)}:${owner}:${includeNative}:${sha(tokens.join(","))}`;
+  const key = `chain-balances:v2:${env.environmentId}:${family}:${req.networkId ?? "default"}:${owner}:${includeNative}:${sha(requested.join(","))}`;
   if (!req.forceRefresh) {
     const hit = await deps.store.get(key);
-    if (hit) return { networkId: net.networkId, balances: (JSON.parse(hit) as CachedBalance[]).map((b) => ({ ...b, rawBalance: BigInt(b.rawBalance) })) };
+    if (hit) {
+      const cached = JSON.parse(hit) as CachedAnswer;
+      const balances = cached.balances.map((b) => ({ ...b, rawBalance: BigInt(b.rawBalance) }));
+      return { networkId: cached.networkId, balances: await withFiatValues(deps, env, family, balances) };
+    }
   }
+  const net = await resolveNetwork(deps, env, req.chainName, req.networkId);
+  // Solana's node lists every mint an owner holds, so only EVM needs a token list.
+  const tokens = net.family === "EVM" ? await evmTokenList(deps, env, net.networkId, requested) : [];
   const balances = net.family === "EVM" ? await evmBalances(deps, env, net, owner, tokens, includeNative) : await solanaBalances(deps, net, owner, includeNative);
-  await deps.store.set(key, JSON.stringify(balances.map((b) => ({ ...b, rawBalance: b.rawBalance.toString() }))), BALANCES_TTL_SECONDS);
-  return { networkId: net.networkId, balances };
+  const answer: CachedAnswer = { networkId: net.networkId, balances: balances.map((b) => ({ ...b, rawBalance: b.rawBalance.toString() })) };
+  await deps.store.set(key, JSON.stringify(answer), BALANCES_TTL_SECONDS);
+  // Prices are cached on their own (a shorter life, shared by every address holding the token).
+  return { networkId: net.networkId, balances: await withFiatValues(deps, env, net.family, balances) };
 }
 
 async function evmBalances(deps: Deps, env: PublicEnvironment, net: ResolvedNetwork, owner: string, tokens: string[], includeNative: boolean): Promise<TokenBalance[]> {
@@ -134,7 +153,7 @@ async function evmBalances(deps: Deps, env: PublicEnvironment, net: ResolvedNetw
 }
 
 /** ERC-20 name, symbol and decimals, cached TOKEN_METADATA_TTL_SECONDS per node URL (a tenant's node cannot name another's tokens). */
-async function tokenMetadata(deps: Deps, net: ResolvedNetwork, tokens: string[]): Promise<(Erc20Metadata | null)[]> {
+export async function tokenMetadata(deps: Deps, net: ResolvedNetwork, tokens: string[]): Promise<(Erc20Metadata | null)[]> {
   const keyOf = (t: string) => `chain-token:v1:${net.networkId}:${sha(`${net.endpoint.trusted}|${net.endpoint.url}`)}:${t}`;
   const cached = await Promise.all(tokens.map((t) => deps.store.get(keyOf(t))));
   const missing = tokens.filter((_, i) => !cached[i]);

@@ -25,8 +25,11 @@ export interface ChainBalances {
 /** Wallet-network pairs one management request may name: each may be a node call, read in parallel. */
 const MAX_MANAGEMENT_NETWORK_READS = 50;
 
-/** Networks Sigil cannot read (a chain family it does not read, or no node configured): answered without balances. */
-const UNREADABLE = new Set(["unsupported_chain", "not_configured"]);
+/**
+ * Networks Sigil cannot read (a chain family it does not read, no node configured, or a node that serves
+ * another chain): answered without balances.
+ */
+const UNREADABLE = new Set(["unsupported_chain", "not_configured", "chain_mismatch"]);
 
 /** The chain an additional address of a wallet is on, by its type (a Bitcoin wallet's payment address...). */
 const ADDITIONAL_ADDRESS_CHAIN: Readonly<Record<string, string>> = { ordinals: "BTC", payment: "BTC", cosmos: "COSMOS", evm: "EVM" };

@@ -6,6 +6,7 @@ import { effectiveSettings, type ChainSetting } from "../environments/settings.j
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { chainAliases } from "../wallets/addresses.js";
 import { notConfigured, unsupportedChain } from "./errors.js";
+import { checkChainIdentity } from "./identity.js";
 import type { ChainEndpoint } from "./nodes.js";
 import { isSolanaNetworkId } from "./solana-clusters.js";
 
@@ -42,12 +43,32 @@ const rpcUrlOf = (n: unknown): string => {
  * 3. the operator's default for the id (SIGIL_EVM_RPC_URLS / SIGIL_SOLANA_RPC_URLS).
  * A family or network the environment turned off, or none of the three: 422 not_configured. With no network
  * id, the family's first enabled network of the settings, else mainnet. A Solana id other than 101-103, or an
- * EVM id that is not a positive integer: 422 unsupported_chain / 400 invalid_network_id.
+ * EVM id that is not a positive integer: 422 unsupported_chain / 400 invalid_network_id. An EVM node that
+ * answers for another chain id than the network's: 422 chain_mismatch (src/domain/chains/identity.ts), so
+ * no caller ever reads another chain's data.
  */
-export async function resolveNetwork(deps: Pick<Deps, "db" | "config">, env: PublicEnvironment, chainName: string, requestedId?: number): Promise<ResolvedNetwork> {
+export async function resolveNetwork(deps: Pick<Deps, "db" | "config" | "store" | "chainNodes">, env: PublicEnvironment, chainName: string, requestedId?: number): Promise<ResolvedNetwork> {
+  const net = await locateNetwork(deps, env, chainName, requestedId);
+  await checkChainIdentity(deps, net);
+  return net;
+}
+
+/**
+ * The family a request names, after the checks that need no settings: 422 unsupported_chain for a family
+ * Sigil does not read or a Solana id other than 101-103, 400 invalid_network_id for an id that is not a
+ * positive integer. Callers that answer from a cache run these first, so a bad request never reads as a hit.
+ */
+export function checkedNetworkRequest(chainName: string, requestedId?: number): ChainFamily {
   const family = chainFamilyOf(chainName);
   if (requestedId !== undefined && (!Number.isSafeInteger(requestedId) || requestedId <= 0))
     throw badRequest("invalid_network_id", "networkId must be a positive integer", { field: "networkId" });
+  if (family === "SOL" && requestedId !== undefined && !isSolanaNetworkId(requestedId)) throw unsupportedChain(chainName, requestedId);
+  return family;
+}
+
+/** Where the network's node is, by the settings alone (resolveNetwork's rules), not yet asked who it is. */
+async function locateNetwork(deps: Pick<Deps, "db" | "config">, env: PublicEnvironment, chainName: string, requestedId?: number): Promise<ResolvedNetwork> {
+  const family = checkedNetworkRequest(chainName, requestedId);
   const record = await findEnvironmentRecord(deps.db, env.environmentId);
   const settings: ChainSetting[] = record ? effectiveSettings(record.settings).chains.filter((c) => chainAliases(family).includes(c.name)) : [];
   const networks = settings.flatMap((c) => c.networks ?? []);

@@ -6,6 +6,7 @@ import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
 import { findPreset } from "./presets.js";
+import { checkVendorConfiguration } from "./vendor-kinds.js";
 
 export type CreateProviderInput = Omit<
   providers.NewProvider,
@@ -67,6 +68,7 @@ function applyPreset(input: CreateProviderInput): CreateProviderInput {
 export async function createProvider(deps: Deps, access: EnvironmentAccess, given: CreateProviderInput) {
   const input = applyPreset(given);
   checkIssuerConfiguration(input);
+  checkVendorConfiguration({ ...input, secretSet: !!input.clientSecret }, access.environmentName, deps.config.webhooks);
   const environmentId = access.environmentId;
   if (await providers.providerKindExists(deps.db, environmentId, input.provider)) throw alreadyExists(input.provider);
   const memberId = access.actor.memberId;
@@ -157,6 +159,7 @@ export async function updateProvider(deps: Deps, access: EnvironmentAccess, prov
     if (!after) throw notFound("provider");
     // Thrown inside the transaction: an update that leaves the provider unusable changes nothing.
     checkIssuerConfiguration(after);
+    checkVendorConfiguration({ ...after, secretSet: after.clientSecretSealed !== null }, access.environmentName, deps.config.webhooks);
     await record({
       action: "provider.updated",
       resourceType: "provider",

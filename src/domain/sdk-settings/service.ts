@@ -4,6 +4,7 @@ import { listCustomNetworks, type CustomNetworkRecord } from "../../db/repositor
 import { findGlobalWalletSettings } from "../../db/repositories/global-wallet.js";
 import { findEnvironmentRecord } from "../../db/repositories/projects.js";
 import { findProviderByKind, listProviders, type ProviderRecord } from "../../db/repositories/providers.js";
+import { isVendorKind } from "../providers/vendor-kinds.js";
 import type { Deps } from "../deps.js";
 import { effectiveSettings, type SettingsDocument } from "../environments/settings.js";
 import { originAllowedBy } from "../origins/origin.js";
@@ -62,7 +63,8 @@ export async function environmentView(deps: Pick<Deps, "db">, env: PublicEnviron
   return {
     environmentName: env.environmentName,
     settings,
-    providers: providers.filter((p) => p.enabledAt !== null),
+    // A vendor's URL and key id are the server's business, never shown to an anonymous SDK caller.
+    providers: providers.filter((p) => p.enabledAt !== null && !isVendorKind(p.provider)),
     customFields: customFields.filter((f) => f.enabled),
     networks,
   };

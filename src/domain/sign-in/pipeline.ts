@@ -15,6 +15,7 @@ import { mfaRequired, awaitsSecondFactor } from "../sessions/tokens.js";
 import { judgeOtherUserSignIn } from "./other-user.js";
 import { rememberPendingMerge } from "./pending-merge.js";
 import { checkSignInPolicy } from "./policy.js";
+import { satisfiedGates } from "../gates/enforcement.js";
 
 /** What every sign-in method answers: the user, whether this sign-in created them, the session's tokens. */
 export interface SignInResult {
@@ -26,9 +27,9 @@ export interface SignInResult {
 /**
  * The one sign-in pipeline: every method (wallet signature, e-mail or SMS code, OAuth and chat accounts,
  * external JWT, passkey) proves a credential and hands it here. The environment's policy decides (methods,
- * allowlists, e-mail domains); the credential's owner signs in, or a new user is created with it; a session
- * is opened. User, credential, session, audit rows and events (user.created, wallet.linked /
- * verified_credential.created, user.session.created) commit together.
+ * allowlists, e-mail domains, token gates read from the chains); the credential's owner signs in, or a new
+ * user is created with it; a session is opened. User, credential, session, audit rows and events
+ * (user.created, wallet.linked / verified_credential.created, user.session.created) commit together.
  *
  * The first sign-ins of one new credential may arrive together (a wallet app retrying, two tabs): each
  * tries to create the user, the credential's unique index lets one commit, and the others' transactions
@@ -44,7 +45,11 @@ async function signInOnce(deps: Deps, env: PublicEnvironment, credential: Proven
   const owner = await findOwner(deps.db, environmentId, credential);
   // A passkey only ever signs in the user it was registered to: a gone user is not signed up again.
   if (!owner && credential.kind === "passkey") throw new DomainError("unauthenticated", "invalid_credential", "this passkey's user no longer exists");
-  const scope = await checkSignInPolicy(deps.db, environmentId, credential, { newUser: !owner });
+  const subject = { proven: credential.kind === "wallet" ? credential : null, userId: owner?.userId ?? null };
+  const scope = await checkSignInPolicy(deps.db, environmentId, credential, {
+    newUser: !owner,
+    judgeGates: (gates) => satisfiedGates(deps, env, gates, subject),
+  });
   const policy = await deps.sessionKeys.policy(environmentId);
   const access = endUserAccess(env, owner?.userId ?? "", meta.requestId);
 

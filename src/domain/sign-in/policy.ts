@@ -1,6 +1,7 @@
 import type { Queryable } from "../../db/db.js";
 import * as projects from "../../db/repositories/projects.js";
 import * as signIn from "../../db/repositories/sign-in.js";
+import type { EnabledGate } from "../../db/repositories/sign-in.js";
 import { DomainError } from "../../errors.js";
 import { effectiveSettings } from "../environments/settings.js";
 import { BASE_SCOPE } from "../sessions/tokens.js";
@@ -13,19 +14,37 @@ const denied = (code: string, message: string) => new DomainError("forbidden", c
  * in: the sign-in method must be on, the allowlists decide (their outcome: siteAccess = only listed
  * identifiers, block = listed ones never, scope = listed ones get the scope), and a new user's e-mail must be
  * of an allowed domain when the environment names any. Returns the session's scope.
+ *
+ * Token gates, when the caller can judge them (`judgeGates`: a sign-in; a link changes no session), decide
+ * with the same outcomes on what the user holds (src/domain/gates/enforcement.ts): a holder of a block gate
+ * is refused (403 blocked_by_gate), a scope gate adds its scope, and siteAccess admits the identifiers of a
+ * siteAccess allowlist and the holders of a siteAccess gate alike (403 gate_not_satisfied when gates were
+ * among them). Gates are judged after everything the database decides, as they cost node calls.
  */
-export async function checkSignInPolicy(q: Queryable, environmentId: string, c: ProvenCredential, opts: { newUser: boolean }): Promise<string> {
+export async function checkSignInPolicy(
+  q: Queryable,
+  environmentId: string,
+  c: ProvenCredential,
+  opts: { newUser: boolean; judgeGates?: (gates: EnabledGate[]) => Promise<Set<string>> },
+): Promise<string> {
   await checkMethodEnabled(q, environmentId, c);
   // A passkey names no identifier: the lists judge its user by the wallets, e-mails and phones they hold.
   const identifiers = c.kind === "passkey" ? await signIn.userAllowlistIdentifiers(q, environmentId, c.userId) : allowlistIdentifiers(c);
-  const lists = await signIn.enabledAllowlistMatches(q, environmentId, identifiers);
+  const { lists, gates: enabledGates } = await signIn.enabledAccessRules(q, environmentId, identifiers);
   if (lists.some((l) => l.outcome === "block" && l.matched)) throw denied("blocked_by_allowlist", "this identifier may not sign in to this environment");
+  const gates = opts.judgeGates ? enabledGates : [];
   const access = lists.filter((l) => l.outcome === "siteAccess");
-  if (access.length > 0 && !access.some((l) => l.matched))
+  const accessGates = gates.filter((g) => g.outcome === "siteAccess");
+  if (access.length > 0 && accessGates.length === 0 && !access.some((l) => l.matched))
     throw denied("not_on_allowlist", "this environment only lets the identifiers on its allowlist sign in");
   if (opts.newUser && c.kind === "email") await checkEmailDomain(q, environmentId, c.email);
+  const held = gates.length > 0 ? await opts.judgeGates!(gates) : new Set<string>();
+  if (gates.some((g) => g.outcome === "block" && held.has(g.id))) throw denied("blocked_by_gate", "holders of a token this sign-in's wallets hold may not sign in to this environment");
+  if (accessGates.length > 0 && !access.some((l) => l.matched) && !accessGates.some((g) => held.has(g.id)))
+    throw denied("gate_not_satisfied", "this environment only lets holders of its gates' tokens (or the identifiers on its allowlist) sign in");
   const scopes = new Set([BASE_SCOPE]);
-  for (const l of lists) if (l.outcome === "scope" && l.matched && l.scope) for (const s of l.scope.split(/\s+/).filter(Boolean)) scopes.add(s);
+  const granted = [...lists.filter((l) => l.matched), ...gates.filter((g) => held.has(g.id))];
+  for (const l of granted) if (l.outcome === "scope" && l.scope) for (const s of l.scope.split(/\s+/).filter(Boolean)) scopes.add(s);
   return [...scopes].join(" ");
 }
 

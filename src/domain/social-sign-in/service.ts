@@ -9,6 +9,7 @@ import { linkCredential, signInWith, type SignInResult } from "../sign-in/pipeli
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { parseEvmMessage, verifyEvmSignature } from "../wallet-sign-in/evm.js";
 import { checkMessageRules } from "../wallet-sign-in/message-rules.js";
+import { contractWalletCheck } from "../wallet-sign-in/smart-account.js";
 import { takeNonce } from "../wallet-sign-in/nonces.js";
 
 /** The provider name of these accounts on the verified credential (an OAuth-like account). */
@@ -27,11 +28,11 @@ export interface SocialProofInput {
 const ACCOUNT_RESOURCE = /^[a-z][a-z0-9+.-]*:\/\/fid\/([1-9][0-9]{0,19})$/;
 
 export async function signInWithSocial(deps: Deps, env: PublicEnvironment, input: SocialProofInput, meta: ClientMeta): Promise<SignInResult> {
-  return signInWith(deps, env, await proveSocialAccount(deps, env.environmentId, input), meta);
+  return signInWith(deps, env, await proveSocialAccount(deps, env, input), meta);
 }
 
 export async function linkSocial(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, input: SocialProofInput, meta: ClientMeta) {
-  return linkCredential(deps, env, principal, await proveSocialAccount(deps, env.environmentId, input), meta);
+  return linkCredential(deps, env, principal, await proveSocialAccount(deps, env, input), meta);
 }
 
 /**
@@ -41,7 +42,8 @@ export async function linkSocial(deps: Deps, env: PublicEnvironment, principal: 
  * come first and the nonce is taken last (of two requests with one nonce, one wins; a forged request
  * cannot burn a real user's nonce).
  */
-async function proveSocialAccount(deps: Deps, environmentId: string, input: SocialProofInput): Promise<ProvenCredential> {
+async function proveSocialAccount(deps: Deps, env: PublicEnvironment, input: SocialProofInput): Promise<ProvenCredential> {
+  const environmentId = env.environmentId;
   const hub = deps.socialHub;
   if (!hub) throw new DomainError("forbidden", "sign_in_method_disabled", "decentralized-social sign-in is not configured on this service");
   const message = parseEvmMessage(input.message);
@@ -51,7 +53,8 @@ async function proveSocialAccount(deps: Deps, environmentId: string, input: Soci
   if (accounts.length !== 1) throw unprocessable("account_not_named", "the message's Resources must name exactly one account (<scheme>://fid/<id>)");
   const accountId = accounts[0];
   checkMessageRules(message, await originPatterns(deps, environmentId));
-  await verifyEvmSignature(input.message, input.signature, input.address);
+  // A custody address may be a smart-contract wallet: checked on the node of the message's Chain ID, as wallet sign-in does.
+  await verifyEvmSignature(input.message, input.signature, input.address, contractWalletCheck(deps, env, message.chainId ?? ""));
   const account = await hub.account(accountId).catch((err: unknown) => {
     deps.log.warn("social hub lookup failed", { error: err instanceof Error ? err.message : String(err) });
     throw new DomainError("unavailable", "social_hub_unavailable", "the social network's hub did not answer; retry later");

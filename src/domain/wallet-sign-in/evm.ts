@@ -6,6 +6,7 @@ import { messageDate, parseMessageLayout } from "./message-layout.js";
 import type { SignInMessage } from "./message-rules.js";
 
 const SIGNATURE_HEX = /^0x[0-9a-fA-F]{130}$/;
+const ANY_SIGNATURE_HEX = /^0x(?:[0-9a-fA-F]{2})+$/;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const CHAIN_ID = /^[1-9][0-9]{0,18}$/;
@@ -42,20 +43,40 @@ export function parseEvmMessage(text: string): SignInMessage {
 }
 
 /**
- * Checks an EOA's signature (EIP-191 personal_sign) over the message: the recovered signer must be the
- * wallet. Contract wallets (EIP-1271/6492) would need a chain RPC and are not accepted. viem hashes the
- * message (EIP-191); the key is recovered natively (src/crypto/secp256k1-recover.ts).
+ * Whether a smart-contract wallet accepts the signature over the message's EIP-191 hash (ERC-1271, ERC-6492),
+ * asked of its chain's node (smart-account.ts). `eoaShaped`: the signature is 65 bytes, so it may be an EOA's
+ * that simply did not verify.
  */
-export async function verifyEvmSignature(text: string, signature: string, address: string): Promise<void> {
-  if (!SIGNATURE_HEX.test(signature)) throw badRequest("invalid_signature", "signedMessage must be a 65-byte 0x-prefixed hex signature");
-  let signer: string;
-  try {
-    signer = recoverAddress(hashMessage(text), signature as Hex);
-  } catch {
-    throw unprocessable("invalid_signature", "the signature does not verify for this wallet");
+export type ContractWalletCheck = (hash: Hex, signature: Hex, address: string, eoaShaped: boolean) => Promise<boolean>;
+
+/**
+ * Checks the wallet's signature over the message. An EOA's first (EIP-191 personal_sign, 65 bytes): the key
+ * is recovered natively (src/crypto/secp256k1-recover.ts), no node is asked, so an EOA sign-in costs what it
+ * always did. Only when that does not name the wallet, and a `contractWallet` check is given, is the wallet
+ * asked as a contract (ERC-1271 / ERC-6492, any signature length). viem's own check of the message against
+ * the wallet (address, time window) comes before either.
+ */
+export async function verifyEvmSignature(text: string, signature: string, address: string, contractWallet?: ContractWalletCheck): Promise<void> {
+  const eoaShaped = SIGNATURE_HEX.test(signature);
+  if (!(contractWallet ? ANY_SIGNATURE_HEX.test(signature) : eoaShaped))
+    throw badRequest(
+      "invalid_signature",
+      contractWallet
+        ? "signedMessage must be 0x-prefixed hex: 65 bytes from an EOA, any whole number of bytes from a smart-contract wallet"
+        : "signedMessage must be a 65-byte 0x-prefixed hex signature",
+    );
+  const refused = () => unprocessable("invalid_signature", "the signature does not verify for this wallet");
+  // viem's reading of the message against the wallet (address, time window) first: it costs no node call.
+  if (!validateSiweMessage({ message: parseSiweMessage(text), address: address as Hex })) throw refused();
+  const hash = hashMessage(text);
+  let verified = false;
+  if (eoaShaped) {
+    try {
+      verified = recoverAddress(hash, signature as Hex) === address.toLowerCase();
+    } catch {
+      verified = false;
+    }
   }
-  const message = parseSiweMessage(text);
-  // viem's own check of the message against the wallet (address, time window) as the last gate.
-  if (signer !== address.toLowerCase() || !validateSiweMessage({ message, address: address as Hex }))
-    throw unprocessable("invalid_signature", "the signature does not verify for this wallet");
+  if (!verified && contractWallet) verified = await contractWallet(hash, signature as Hex, address, eoaShaped);
+  if (!verified) throw refused();
 }

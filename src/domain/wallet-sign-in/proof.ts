@@ -7,7 +7,9 @@ import { chainAliases, normalizeWalletAddress } from "../wallets/addresses.js";
 import { parseEvmMessage, verifyEvmSignature } from "./evm.js";
 import { checkMessageRules, type SignInMessage } from "./message-rules.js";
 import { takeNonce } from "./nonces.js";
+import { contractWalletCheck } from "./smart-account.js";
 import { parseSolanaMessage, verifySolanaSignature } from "./solana.js";
+import type { PublicEnvironment } from "../tenancy/access.js";
 
 /** What the client sends to prove a wallet (the published client's VerifyRequest). */
 export interface WalletProofInput {
@@ -28,7 +30,13 @@ interface ChainVerifier {
   /** Whether the message's network is one the environment offers, when its chain setting lists them. */
   checkNetwork?(message: SignInMessage, chains: readonly ChainSetting[]): void;
   sameAddress(messageAddress: string, canonical: string): boolean;
-  verify(text: string, signature: string, canonical: string): Promise<void> | void;
+  verify(text: string, signature: string, canonical: string, message: SignInMessage, context: ProofContext): Promise<void> | void;
+}
+
+/** What a proof may consult beyond the request: the chain nodes of the environment (smart-contract wallets). */
+interface ProofContext {
+  deps: Pick<Deps, "db" | "store" | "config" | "chainNodes">;
+  env: PublicEnvironment;
 }
 
 const EVM: ChainVerifier = {
@@ -36,7 +44,8 @@ const EVM: ChainVerifier = {
   parse: parseEvmMessage,
   checkNetwork: checkEvmChainId,
   sameAddress: (a, canonical) => a.toLowerCase() === canonical.toLowerCase(),
-  verify: verifyEvmSignature,
+  verify: (text, signature, canonical, message, { deps, env }) =>
+    verifyEvmSignature(text, signature, canonical, contractWalletCheck(deps, env, message.chainId ?? "")),
 };
 const SOL: ChainVerifier = { stored: "SOL", parse: parseSolanaMessage, sameAddress: (a, canonical) => a === canonical, verify: verifySolanaSignature };
 const VERIFIERS: Record<string, ChainVerifier> = { EVM, ETH: EVM, SOL };
@@ -44,11 +53,17 @@ const VERIFIERS: Record<string, ChainVerifier> = { EVM, ETH: EVM, SOL };
 /**
  * Proves that the caller controls the wallet: the chain is one we verify and the environment enables, the
  * message names this wallet, is in its time window and (when the environment has origins) was made for
- * one of them, the signature is the wallet's, and the message's nonce was issued by this environment and is
+ * one of them, the signature is the wallet's (an EOA's, or for EVM a smart-contract wallet's: smart-account.ts),
+ * and the message's nonce was issued by this environment and is
  * used up now (atomically: of two requests with one nonce, one wins). Cheap checks run before the
  * signature, and the nonce is taken last, so a forged request cannot burn a real user's nonce.
  */
-export async function proveWallet(deps: Pick<Deps, "db" | "store">, environmentId: string, input: WalletProofInput): Promise<ProvenCredential> {
+export async function proveWallet(
+  deps: Pick<Deps, "db" | "store" | "config" | "chainNodes">,
+  env: PublicEnvironment,
+  input: WalletProofInput,
+): Promise<ProvenCredential> {
+  const environmentId = env.environmentId;
   const verifier = VERIFIERS[input.chain];
   if (!verifier)
     throw unprocessable("chain_not_supported", `wallet sign-in verifies EVM (EIP-4361) and SOL (Solana sign-in) messages, not ${input.chain}`, {
@@ -64,7 +79,7 @@ export async function proveWallet(deps: Pick<Deps, "db" | "store">, environmentI
     throw unprocessable("address_mismatch", "the sign-in message names another address than publicWalletAddress");
   verifier.checkNetwork?.(message, chains);
   checkMessageRules(message, new Set(rules.origins));
-  await verifier.verify(input.messageToSign, input.signedMessage, address);
+  await verifier.verify(input.messageToSign, input.signedMessage, address, message, { deps, env });
   if (!(await takeNonce(deps.store, environmentId, message.nonce)))
     throw unprocessable("invalid_nonce", "the message's nonce was not issued by this environment, has expired or was already used: get a new nonce");
   return {

@@ -16,13 +16,13 @@ import { chainAliases } from "../wallets/addresses.js";
 
 /** Signs in with a signed message: the wallet's user, or a new user holding the wallet. */
 export async function signInWithWallet(deps: Deps, env: PublicEnvironment, input: WalletProofInput, meta: ClientMeta): Promise<SignInResult> {
-  const credential = await proveWallet(deps, env.environmentId, input);
+  const credential = await proveWallet(deps, env, input);
   return signInWith(deps, env, credential, meta);
 }
 
 /** Adds the proven wallet to the signed-in user (the pipeline's link: another user's wallet is 422). */
 export async function linkWallet(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, input: WalletProofInput, meta: ClientMeta) {
-  const credential = await proveWallet(deps, env.environmentId, input);
+  const credential = await proveWallet(deps, env, input);
   return linkCredential(deps, env, principal, credential, meta);
 }
 
@@ -46,7 +46,7 @@ export async function transferWallet(
   mfaToken: string | null = null,
 ) {
   if (awaitsSecondFactor(principal.scope)) throw mfaRequired("pass your second factor before taking a wallet");
-  const credential = await proveWallet(deps, env.environmentId, input);
+  const credential = await proveWallet(deps, env, input);
   if (credential.kind !== "wallet") throw new Error("a wallet proof proved something else");
   const environmentId = env.environmentId;
   const owner = await signInRepo.findWalletOwner(deps.db, environmentId, chainAliases(credential.chain), credential.address);

@@ -18,7 +18,8 @@ export function errorInterceptor(log: Logger): Interceptor {
       const down = asUnavailable(err);
       if (down) {
         log.warn("dependency unavailable", { requestId: req.contextValues.get(requestIdKey), code: down.code, error: err instanceof Error ? err.message : String(err) });
-        throw toConnectError(down, { "retry-after": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
+        // An error that names its own wait (a vendor's Retry-After, passed on) keeps it; the default otherwise.
+        throw toConnectError(down, retryAfterOf(down) ?? { "retry-after": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
       }
       if (err instanceof DomainError) throw toConnectError(err, retryAfterOf(err));
       if (err instanceof ConnectError) {

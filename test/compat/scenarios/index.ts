@@ -39,6 +39,8 @@ import { ownAccountApi } from "./own-account.js";
 import { sdkSessionsApi } from "./sdk-sessions.js";
 import { walletSignInApi } from "./wallet-sign-in.js";
 import { sdkBalancesApi } from "./sdk-balances.js";
+import { sdkChainTransactionsApi } from "./sdk-chain-transactions.js";
+import { sdkEvmSimulationApi } from "./sdk-evm-simulation.js";
 import { verificationsApi } from "./verifications.js";
 import { externalSignInApi } from "./external-sign-in.js";
 import { sdkMfaApi } from "./sdk-mfa.js";
@@ -48,7 +50,8 @@ import { sdkWaasApi } from "./sdk-waas.js";
 import { sdkWaasBackupApi } from "./sdk-waas-backup.js";
 import { sdkEmbeddedWalletsApi } from "./sdk-embedded-wallets.js";
 import { sdkGlobalWalletSsoApi } from "./sdk-global-wallet-sso.js";
+import { sdkRampsApi } from "./sdk-ramps.js";
 import type { Scenarios } from "../harness.js";
 
 /** Every scenario file, for the coverage check. */
-export const allScenarios: Scenarios[] = [organizationsApi, projectsApi, membersApi, invitesApi, userApiTokensApi, tokensApi, environmentsApi, usersApi, sessionsApi, mfaApi, mfaSettingsApi, customFieldsApi, visitsApi, analyticsApi, exportsApi, walletsApi, waasApi, chainsApi, settingsApi, allowlistsApi, gatesApi, externalJwtApi, testAccountApi, originsApi, deeplinkUrlsApi, customHostnamesApi, sDKViewsApi, customNetworksApi, nameServicesApi, globalWalletsApi, globalWalletAccessControlApi, globalWalletConnectionsApi, eventsApi, webhooksApi, sDKApi, sdkSettingsApi, ownAccountApi, sdkPreflights, sdkSessionsApi, walletSignInApi, verificationsApi, sdkMfaApi, externalSignInApi, passkeysApi, oauthApi, sdkWaasApi, sdkWaasBackupApi, sdkEmbeddedWalletsApi, sdkGlobalWalletSsoApi, sdkBalancesApi];
+export const allScenarios: Scenarios[] = [organizationsApi, projectsApi, membersApi, invitesApi, userApiTokensApi, tokensApi, environmentsApi, usersApi, sessionsApi, mfaApi, mfaSettingsApi, customFieldsApi, visitsApi, analyticsApi, exportsApi, walletsApi, waasApi, chainsApi, settingsApi, allowlistsApi, gatesApi, externalJwtApi, testAccountApi, originsApi, deeplinkUrlsApi, customHostnamesApi, sDKViewsApi, customNetworksApi, nameServicesApi, globalWalletsApi, globalWalletAccessControlApi, globalWalletConnectionsApi, eventsApi, webhooksApi, sDKApi, sdkSettingsApi, ownAccountApi, sdkPreflights, sdkSessionsApi, walletSignInApi, verificationsApi, sdkMfaApi, externalSignInApi, passkeysApi, oauthApi, sdkWaasApi, sdkWaasBackupApi, sdkEmbeddedWalletsApi, sdkGlobalWalletSsoApi, sdkBalancesApi, sdkChainTransactionsApi, sdkRampsApi, sdkEvmSimulationApi];

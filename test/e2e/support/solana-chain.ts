@@ -31,11 +31,12 @@ import { type Method, solanaMethods } from "./solana-rpc-methods.js";
  * speaks the shapes of the Solana JSON-RPC protocol for the methods Sigil calls: getBalance, getAccountInfo,
  * getMultipleAccounts, getTokenAccountsByOwner, getLatestBlockhash, isBlockhashValid, getSlot, getBlockHeight,
  * getMinimumBalanceForRentExemption, getFeeForMessage, getRecentPrioritizationFees, sendTransaction,
- * simulateTransaction, getSignatureStatuses, getTransaction, requestAirdrop, getHealth, getVersion; batches too.
+ * simulateTransaction, getSignatureStatuses, getSignaturesForAddress, getTransaction, requestAirdrop, getHealth,
+ * getVersion; batches too.
  *
  * It is a test peer, not a validator. It does not: produce blocks on a timer (each landed transaction is one
  * new block and is final at once: no forks, no commitment levels, no confirmations); serve WebSocket
- * subscriptions, getBlock, getProgramAccounts or getSignaturesForAddress; keep a fee market
+ * subscriptions, getBlock or getProgramAccounts; keep a fee market
  * (getRecentPrioritizationFees answers the fees a test set with setPrioritizationFees, else zero for each recent
  * block, as a quiet node does); parse instructions in `jsonParsed` (inner instructions come in the node's form
  * for a program it does not know); parse Token-2022 extensions; answer base64+zstd or loadedAccountsDataSize;

@@ -222,6 +222,28 @@ export function solanaMethods(ledger: Ledger, airdrop: (to: Address, lamports: b
         }),
       );
     },
+    getSignaturesForAddress: (p) => {
+      const key = address(p, 0);
+      const cfg = config(p, 1);
+      checkContextSlot(cfg);
+      const limit = cfg.limit === undefined ? 1000 : Number(u64(cfg.limit, "limit"));
+      if (limit < 1 || limit > 1000) throw invalidParams("Invalid limit; max 1000");
+      const before = cfg.before === undefined ? undefined : signature(cfg.before);
+      const until = cfg.until === undefined ? undefined : signature(cfg.until);
+      // Newest first, as a node answers: each landed transaction is its own (later) block.
+      const mentioning = [...ledger.landed.values()].filter((l) => l.keys.includes(key)).reverse();
+      let start = 0;
+      if (before !== undefined) {
+        const at = mentioning.findIndex((l) => l.signature === before);
+        start = at < 0 ? mentioning.length : at + 1;
+      }
+      const out = [];
+      for (const l of mentioning.slice(start)) {
+        if (l.signature === until || out.length === limit) break;
+        out.push({ signature: l.signature, slot: l.slot, err: l.err, memo: null, blockTime: l.blockTime, confirmationStatus: "finalized" });
+      }
+      return out;
+    },
     getTransaction: (p) => {
       const key = signature(p[0]);
       const cfg = typeof p[1] === "string" ? { encoding: p[1] } : config(p, 1);

@@ -1,0 +1,32 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { SdkEvmSimulationService } from "../../gen/sigil/simulations/v0/sdk_evm_simulation_service_pb.js";
+import type { Deps } from "../../domain/deps.js";
+import { simulateEvmTransaction } from "../../domain/simulations/evm-transaction.js";
+import { simulateUserOperation } from "../../domain/simulations/evm-user-op.js";
+import type { SimulatedAsset, SimulationReport } from "../../domain/simulations/evm-report.js";
+import { publicEnvironmentOf } from "../tenant-context.js";
+
+/** The message form of an asset: the native currency's null address is an unset field (sent as null). */
+const toAsset = (a: SimulatedAsset) => ({ ...a, address: a.address ?? undefined });
+
+/** The report as sigil.simulations.v0.Simulation. */
+const toSimulation = (r: SimulationReport) => ({
+  ...r,
+  inAssets: r.inAssets.map((d) => ({ ...d, asset: toAsset(d.asset) })),
+  outAssets: r.outAssets.map((d) => ({ ...d, asset: toAsset(d.asset) })),
+  assetExposures: r.assetExposures.map((e) => ({ ...e, asset: toAsset(e.asset) })),
+  balanceChanges: r.balanceChanges.map((c) => ({ ...c, asset: toAsset(c.asset) })),
+});
+
+export function registerSdkEvmSimulations(router: ConnectRouter, deps: Deps) {
+  router.service(SdkEvmSimulationService, {
+    async simulateEvmTransaction(req, ctx) {
+      const report = await simulateEvmTransaction(deps, publicEnvironmentOf(ctx), { chainId: req.chainId, from: req.from, to: req.to, data: req.data, value: req.value });
+      return { simulation: toSimulation(report) };
+    },
+    async simulateUserOp(req, ctx) {
+      const report = await simulateUserOperation(deps, publicEnvironmentOf(ctx), { chainId: req.chainId, entryPoint: req.entryPoint, operation: req.operation });
+      return { simulation: toSimulation(report) };
+    },
+  });
+}
