@@ -141,6 +141,32 @@ describe("createCardOnrampPayment", () => {
   });
 });
 
+describe("createCardOnrampPayment's audit trail", () => {
+  const rows = (userId: string) =>
+    live.db.any("SELECT action, resource_type, resource_id, actor_user_id, changes FROM audit_log WHERE environment_id = $1 AND actor_user_id = $2 AND action LIKE 'card_onramp_payment.%'", [
+      tenant.environmentId,
+      userId,
+    ]);
+
+  it("records a payment under the user once per provider payment (a retry or a race with one key adds no row), none for a refusal, without the key", async () => {
+    const user = await signInAs(live, tenant.environmentId);
+    const key = crypto.randomUUID();
+    const pay = () => client(live, user.jwt, key).createCryptoDotComPayment({ environmentId: tenant.environmentId, cryptoDotComPaymentCreateRequest: payment() });
+    const [a, b] = await Promise.all([pay(), pay()]);
+    expect(b.id).toBe(a.id);
+    await pay();
+    const recorded = await rows(user.userId);
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({ action: "card_onramp_payment.created", resource_type: "card_onramp_payment", resource_id: a.id, actor_user_id: user.userId });
+    expect(recorded[0].changes.after).toMatchObject({ paymentId: a.id, amount: 2500, currency: "USD", walletAddress: CHECKSUMMED, status: "pending" });
+    expect(JSON.stringify(recorded[0])).not.toContain(key);
+    await refused(client(live, user.jwt).createCryptoDotComPayment({ environmentId: tenant.environmentId, cryptoDotComPaymentCreateRequest: payment({ amount: RAMP_PEER_MAX_AMOUNT + 1 }) }));
+    expect(await rows(user.userId)).toHaveLength(1);
+    const unkeyed = await client(live, user.jwt).createCryptoDotComPayment({ environmentId: tenant.environmentId, cryptoDotComPaymentCreateRequest: payment() });
+    expect((await rows(user.userId)).map((r) => r.resource_id).sort()).toEqual([a.id, unkeyed.id].sort());
+  });
+});
+
 describe("SdkRampsService over gRPC", () => {
   it("lists on-ramps, creates a payment, and answers UNAVAILABLE with retry-after when the provider is down", async () => {
     const grpc = createClient(SdkRampsService, createGrpcTransport({ baseUrl: live.baseUrl }));

@@ -103,6 +103,9 @@ describe("simulateSVMTransaction", () => {
     // Beyond the client's model: the node's logs and cost, per transaction.
     const raw = await call(app.baseUrl, "POST", `/sdk/${t.environmentId}/solana/simulateTransaction`, { body: { chain: "SOL", transactions: [tx], accountAddress: sender.address, method: "x" } });
     expect(raw.status, raw.text).toBe(200);
+    // The wire JSON is the EVM answer's shape (sigil.simulations.v0's parts): no usdPrice, tokenId or null address.
+    expect(Object.keys(raw.body).sort()).toEqual(["counterparties", "inAssets", "outAssets", "priceData", "showTotalFiat", "simulations"]);
+    expect({ inAssets: raw.body.inAssets, outAssets: raw.body.outAssets, priceData: raw.body.priceData }).toEqual({ inAssets: [], outAssets: out.outAssets, priceData: {} });
     expect(raw.body.simulations).toEqual([expect.objectContaining({ logs: expect.arrayContaining(["Program 11111111111111111111111111111111 success"]) })]);
     expect(raw.body.simulations[0].error).toBeUndefined();
     // Simulation changed nothing.

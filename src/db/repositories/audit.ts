@@ -138,3 +138,28 @@ function toAudit(r: Record<string, any>): AuditRecord {
     createdAt: r.created_at,
   };
 }
+
+/** A change an outside service made and answered with its own id (an exchange's transfer, a provider's payment). */
+export interface ExternalRecord {
+  action: string;
+  resourceType: string;
+  /** The outside service's id of what it made. */
+  resourceId: string;
+  /** Another field of the row's `after` that must match, where ids are only unique per service (the exchange). */
+  after?: { field: string; value: string };
+}
+
+/**
+ * Serializes the recording of one outside change until the transaction ends (a retry or a race answered the
+ * same id waits here), then tells whether its audit row is written already, so each is recorded once.
+ */
+export async function lockExternalRecord(q: Queryable, environmentId: string, r: ExternalRecord): Promise<boolean> {
+  const scope = r.after ? `${r.after.field}=${r.after.value}` : "";
+  await q.any("SELECT pg_advisory_xact_lock(hashtext('external-record:' || $1 || ':' || $2 || ':' || $3 || ':' || $4))", [environmentId, r.resourceType, scope, r.resourceId]);
+  const row = await q.oneOrNone(
+    `SELECT 1 FROM audit_log WHERE environment_id = $1 AND resource_type = $2 AND resource_id = $3 AND action = $4
+       AND ($5::text IS NULL OR changes -> 'after' ->> $5 = $6) LIMIT 1`,
+    [environmentId, r.resourceType, r.resourceId, r.action, r.after?.field ?? null, r.after?.value ?? null],
+  );
+  return row !== null;
+}

@@ -79,16 +79,3 @@ export async function upsertLink(
   return row ? { ...toLink(row), created: row.created === true } : null;
 }
 
-/**
- * Serializes the recording of one exchange transfer (concurrent retries of an idempotency key are answered
- * the same transfer) until the transaction ends, then tells whether its audit row is written already.
- */
-export async function lockTransferRecord(q: Queryable, environmentId: string, exchangeId: string, transferId: string): Promise<boolean> {
-  await q.any("SELECT pg_advisory_xact_lock(hashtext('exchange-transfer:' || $1 || ':' || $2 || ':' || $3))", [environmentId, exchangeId, transferId]);
-  const row = await q.oneOrNone(
-    `SELECT 1 FROM audit_log WHERE environment_id = $1 AND resource_type = 'exchange_transfer' AND resource_id = $3
-       AND action = 'exchange_account.transfer_requested' AND changes -> 'after' ->> 'exchangeId' = $2 LIMIT 1`,
-    [environmentId, exchangeId, transferId],
-  );
-  return row !== null;
-}

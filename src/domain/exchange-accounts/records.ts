@@ -1,5 +1,6 @@
 import type { Queryable } from "../../db/db.js";
-import { lockLink, lockTransferRecord, upsertLink, type ExchangeLinkRecord } from "../../db/repositories/exchange-accounts.js";
+import { lockExternalRecord } from "../../db/repositories/audit.js";
+import { lockLink, upsertLink, type ExchangeLinkRecord } from "../../db/repositories/exchange-accounts.js";
 import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
 import { endUserAccess } from "../sessions/service.js";
@@ -74,7 +75,8 @@ export async function recordTransfer(deps: Pick<Deps, "db">, caller: RecordedCal
   const environmentId = caller.env.environmentId;
   await audited(deps, endUserAccess(caller.env, caller.userId, caller.requestId), async (q, record) => {
     // Without an id of the exchange's there is nothing to tell a retry by: each answer is recorded.
-    if (t.transferId && (await lockTransferRecord(q, environmentId, ex.record.id, t.transferId))) return;
+    const once = { action: "exchange_account.transfer_requested", resourceType: "exchange_transfer", resourceId: t.transferId, after: { field: "exchangeId", value: ex.record.id } };
+    if (t.transferId && (await lockExternalRecord(q, environmentId, once))) return;
     await record({
       action: "exchange_account.transfer_requested",
       resourceType: "exchange_transfer",

@@ -1,6 +1,9 @@
 import { createHash } from "node:crypto";
 import { badRequest, unprocessable } from "../../errors.js";
+import { lockExternalRecord } from "../../db/repositories/audit.js";
+import { audited } from "../audit/audit.js";
 import type { Deps } from "../deps.js";
+import { endUserAccess } from "../sessions/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import type { CardPayment, CardPaymentInput } from "./provider.js";
 import { currencyOf, networkIdOf, rampProviderOf, walletOf, type RampDeps } from "./service.js";
@@ -40,16 +43,16 @@ function paymentInput(input: CardPaymentInput): CardPaymentInput {
 export async function createCardPayment(
   deps: RampDeps & Pick<Deps, "store">,
   env: PublicEnvironment,
-  userId: string,
+  who: { userId: string; requestId: string },
   raw: CardPaymentInput,
   idempotencyKey: string | null,
 ): Promise<CardPayment> {
-  const caller = { environmentId: env.environmentId, userId };
+  const caller = { environmentId: env.environmentId, userId: who.userId };
   const provider = await rampProviderOf(deps, env);
   if (idempotencyKey !== null && (idempotencyKey.length === 0 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY_CHARS || !/^[\x21-\x7e]+$/.test(idempotencyKey)))
     throw badRequest("invalid_idempotency_key", `Idempotency-Key must be 1-${MAX_IDEMPOTENCY_KEY_CHARS} visible ASCII characters`, { field: "Idempotency-Key" });
   const input = paymentInput(raw);
-  if (idempotencyKey === null) return provider.createCardPayment(input, undefined);
+  if (idempotencyKey === null) return recordPayment(deps, env, who, input, await provider.createCardPayment(input, undefined));
   const key = `ramp-card-payment:v1:${caller.environmentId}:${caller.userId}:${sha(idempotencyKey)}`;
   const digest = sha(JSON.stringify(input));
   const hit = await deps.store.get(key);
@@ -59,7 +62,40 @@ export async function createCardPayment(
     return kept.payment;
   }
   // The provider sees a key scoped to the environment and user, so two users' equal keys never meet there.
-  const payment = await provider.createCardPayment(input, sha(`${caller.environmentId}:${caller.userId}:${idempotencyKey}`).slice(0, 64));
+  const payment = await recordPayment(deps, env, who, input, await provider.createCardPayment(input, sha(`${caller.environmentId}:${caller.userId}:${idempotencyKey}`).slice(0, 64)));
   await deps.store.set(key, JSON.stringify({ digest, payment }), IDEMPOTENCY_TTL_SECONDS);
+  return payment;
+}
+
+/**
+ * Records a payment the provider made, under the end user, once per provider payment id: two racing first
+ * calls with one key are answered the same payment by the provider, and the second adds no row. Recorded after
+ * the provider answered (nothing is recorded for a refusal); the snapshot holds no idempotency key.
+ */
+async function recordPayment(
+  deps: Pick<Deps, "db">,
+  env: PublicEnvironment,
+  who: { userId: string; requestId: string },
+  input: CardPaymentInput,
+  payment: CardPayment,
+): Promise<CardPayment> {
+  const once = { action: "card_onramp_payment.created", resourceType: "card_onramp_payment", resourceId: payment.id };
+  await audited(deps, endUserAccess(env, who.userId, who.requestId), async (q, record) => {
+    if (await lockExternalRecord(q, env.environmentId, once)) return;
+    await record({
+      ...once,
+      after: {
+        paymentId: payment.id,
+        userId: who.userId,
+        amount: payment.amount,
+        currency: payment.currency,
+        walletAddress: input.walletAddress,
+        chain: input.chain,
+        networkId: input.networkId ?? null,
+        orderId: input.orderId ?? null,
+        status: payment.status,
+      },
+    });
+  });
   return payment;
 }

@@ -5,39 +5,7 @@ import { tokenMetadata, TOKEN_METADATA_TTL_SECONDS } from "../balances/account.j
 import { nativeCurrencyOf } from "../balances/native-currency.js";
 import type { ResolvedNetwork } from "../chains/endpoints.js";
 import type { Approval, AssetType, Movement } from "./evm-movements.js";
-
-/** An asset in the published client's Asset shape. */
-export interface SimulatedAsset {
-  /** null for the native currency. */
-  address: string | null;
-  chainId: number;
-  chainName: "EVM";
-  decimals: number;
-  logoUrl: string;
-  name: string;
-  symbol: string;
-  type: AssetType;
-}
-
-export interface SimulatedTransfer {
-  rawValue: string;
-  summary: string;
-  value: string;
-  tokenId?: string;
-}
-
-export interface AssetDiff {
-  asset: SimulatedAsset;
-  transferIn: SimulatedTransfer[];
-  transferOut: SimulatedTransfer[];
-}
-
-export interface SimulationValidation {
-  result: "Error";
-  description: string;
-  reason: string;
-  classification: "transaction_reverted" | "insufficient_funds" | "user_operation_failed" | "user_operation_call_reverted";
-}
+import type { AssetDiff, SimulatedAsset, SimulatedTransfer, SimulationAnswer, SimulationValidation } from "./report.js";
 
 export interface BalanceChange {
   address: string;
@@ -48,13 +16,8 @@ export interface BalanceChange {
 }
 
 /** What a simulated transaction or user operation would do, from its signer's side (see simulations.proto). */
-export interface SimulationReport {
-  inAssets: AssetDiff[];
-  outAssets: AssetDiff[];
-  counterparties: string[];
-  priceData: Record<string, never>;
-  showTotalFiat: false;
-  validation?: SimulationValidation;
+export interface SimulationReport extends SimulationAnswer {
+  validation?: Extract<SimulationValidation, { result: "Error" }>;
   assetExposures: { asset: SimulatedAsset; spenderToInfo: Record<string, { amount: string }> }[];
   gasUsed: string;
   balanceChanges: BalanceChange[];
@@ -122,7 +85,7 @@ export async function buildReport(
   net: ResolvedNetwork,
   organizationId: string,
   signer: Address,
-  ran: { movements: Movement[]; approvals: Approval[]; gasUsed: bigint; validation?: SimulationValidation },
+  ran: { movements: Movement[]; approvals: Approval[]; gasUsed: bigint; validation?: SimulationReport["validation"] },
 ): Promise<SimulationReport> {
   const assets = await describeAssets(deps, net, organizationId, ran.movements, ran.approvals);
   const inAssets = new Map<string, AssetDiff>();

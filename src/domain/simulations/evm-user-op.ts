@@ -6,7 +6,7 @@ import { resolveNetwork } from "../chains/endpoints.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { parseAddress, parseChainId } from "./evm-input.js";
 import { approvalsOfOutcome, movementsOfOutcome } from "./evm-movements.js";
-import { buildReport, type SimulationReport, type SimulationValidation } from "./evm-report.js";
+import { buildReport, type SimulationReport } from "./evm-report.js";
 import { revertReason } from "./evm-revert.js";
 import type { EvmLog } from "./evm-simulator.js";
 import { packUserOperation } from "./evm-user-op-input.js";
@@ -25,7 +25,7 @@ export interface UserOpRequest {
 const SIMULATED_BUNDLER: Address = getAddress(slice(keccak256(stringToHex("sigil: the simulated ERC-4337 bundler")), 12));
 
 /** What the EntryPoint's events say about the operation: its gas, and why its call failed when it did. */
-function readEntryPointEvents(logs: EvmLog[], entryPoint: Address, sender: Address): { gasUsed?: bigint; validation?: SimulationValidation } {
+function readEntryPointEvents(logs: EvmLog[], entryPoint: Address, sender: Address): { gasUsed?: bigint; validation?: SimulationReport["validation"] } {
   let gasUsed: bigint | undefined;
   let failure: string | undefined;
   let succeeded = true;

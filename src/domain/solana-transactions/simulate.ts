@@ -1,6 +1,7 @@
 import { badRequest, unprocessable } from "../../errors.js";
 import type { Deps } from "../deps.js";
 import { tokensOfChain } from "../chains/tokens.js";
+import type { AssetDiff, SimulatedAsset, SimulationAnswer } from "../simulations/report.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { normalizeWalletAddress } from "../wallets/addresses.js";
 import type { SolanaSimulation } from "./node.js";
@@ -22,26 +23,10 @@ export interface SimulationRequest {
   accountAddress: string;
 }
 
-/** An asset, in the published client's Asset shape. */
-export interface SimulatedAsset {
-  address: string;
-  chainId: number;
-  chainName: "SOL";
-  decimals: number;
-  logoUrl: string;
-  name: string;
-  symbol: string;
-  /** NATIVE (SOL) or SPL. */
-  type: "NATIVE" | "SPL";
-}
-
-export interface AssetChange {
+/** An asset's net change for the account: base units, negative for a decrease. */
+interface AssetChange {
   asset: SimulatedAsset;
-  /** Base units, exact. */
-  rawValue: bigint;
-  /** rawValue / 10^decimals, as decimal text. */
-  value: string;
-  summary: string;
+  delta: bigint;
 }
 
 /** What one transaction's simulation said: its program logs, its error and its cost. */
@@ -53,14 +38,14 @@ export interface TransactionSimulation {
   fee: bigint | null;
 }
 
-export interface SimulationResult {
-  /** Assets the account gains, and loses; each asset once, its change summed over the transactions. */
-  inAssets: AssetChange[];
-  outAssets: AssetChange[];
-  /** The other wallets whose balances the transactions change. */
-  counterparties: string[];
-  /** The first failure: the transactions would not do what they say. */
-  failure: { reason: string; description: string } | null;
+/**
+ * The client's answer: the assets the account gains (inAssets) and loses (outAssets), each once with one
+ * transfer, its change summed over the transactions; the other wallets whose balances the transactions
+ * change (counterparties); the first failure (validation: the transactions would not do what they say).
+ * Besides: each transaction's simulation.
+ */
+export interface SimulationResult extends SimulationAnswer {
+  validation?: Extract<SimulationAnswer["validation"], { result: "Warning" }>;
   simulations: TransactionSimulation[];
 }
 
@@ -143,41 +128,44 @@ export async function simulateSolanaTransactions(deps: Deps, env: PublicEnvironm
   const sims = await Promise.all(req.transactions.map((t) => node.simulate(t.trim())));
 
   const deltas: Deltas = { lamports: new Map(), tokens: new Map(), tokenAccounts: new Set() };
-  let failure: SimulationResult["failure"] = null;
+  let failure: SimulationResult["validation"];
   sims.forEach((sim, i) => {
     // A node that runs the transaction but does not report balances cannot say what it moves: no answer
     // rather than an empty one that reads as "moves nothing".
     if ((sim.err === null || sim.err === undefined) && (sim.preBalances === null || sim.postBalances === null))
       throw unprocessable("simulation_unsupported", "the chain's node does not report balances in simulations (Agave 2.3 or later does)", { chain: "SOL", networkId: net.networkId });
     if (sim.err === null || sim.err === undefined) deltasOf(wires[i]!, sim, deltas);
-    else failure ??= { reason: errorKind(sim.err), description: `transaction ${i} fails: ${errorJson(sim.err)}` };
+    else failure ??= { result: "Warning", classification: "simulation_failed", reason: errorKind(sim.err), description: `transaction ${i} fails: ${errorJson(sim.err)}` };
   });
 
   const known = new Map(tokensOfChain("SOL", net.networkId).flatMap((t) => t.tokenAddresses.map((a) => [a.contractAddress, t] as const)));
   const changes: AssetChange[] = [];
   const solDelta = deltas.lamports.get(owner) ?? 0n;
-  if (solDelta !== 0n) changes.push(change({ address: SOL_ADDRESS, chainId: net.networkId, chainName: "SOL", decimals: 9, logoUrl: "", name: "Solana", symbol: "SOL", type: "NATIVE" }, solDelta));
+  if (solDelta !== 0n) changes.push({ asset: { address: SOL_ADDRESS, chainId: net.networkId, chainName: "SOL", decimals: 9, logoUrl: "", name: "Solana", symbol: "SOL", type: "NATIVE" }, delta: solDelta });
   for (const t of deltas.tokens.values()) {
     if (t.owner !== owner || t.delta === 0n) continue;
     const k = known.get(t.mint);
-    changes.push(change({ address: t.mint, chainId: net.networkId, chainName: "SOL", decimals: t.decimals, logoUrl: "", name: k?.name ?? "", symbol: k?.symbol ?? "", type: "SPL" }, t.delta));
+    changes.push({ asset: { address: t.mint, chainId: net.networkId, chainName: "SOL", decimals: t.decimals, logoUrl: "", name: k?.name ?? "", symbol: k?.symbol ?? "", type: "SPL" }, delta: t.delta });
   }
   // Counterparties: wallets (not token accounts, not programs) whose balances the transactions change.
   const others = new Set<string>();
   for (const [account, delta] of deltas.lamports) if (delta !== 0n && account !== owner && !deltas.tokenAccounts.has(account)) others.add(account);
   for (const t of deltas.tokens.values()) if (t.delta !== 0n && t.owner !== owner) others.add(t.owner);
   return {
-    inAssets: changes.filter((c) => c.rawValue > 0n),
-    outAssets: changes.filter((c) => c.rawValue < 0n).map((c) => ({ ...c, rawValue: -c.rawValue, value: c.value.slice(1) })),
+    inAssets: changes.filter((c) => c.delta > 0n).map(assetDiff),
+    outAssets: changes.filter((c) => c.delta < 0n).map(assetDiff),
     counterparties: [...others],
-    failure,
+    priceData: {},
+    showTotalFiat: false,
+    ...(failure ? { validation: failure } : {}),
     simulations: sims.map((s) => ({ logs: s.logs, error: s.err === null || s.err === undefined ? "" : errorJson(s.err), unitsConsumed: s.unitsConsumed, fee: s.fee })),
   };
 }
 
-function change(asset: SimulatedAsset, delta: bigint): AssetChange {
-  const value = decimalText(delta, asset.decimals);
-  const amount = value.replace(/^-/, "");
-  const label = asset.symbol || asset.address;
-  return { asset, rawValue: delta, value, summary: `${delta > 0n ? "Receive" : "Send"} ${amount} ${label}` };
+/** A net change as the client's AssetDiff: one transfer in (a gain) or out (a loss), its amounts unsigned. */
+function assetDiff({ asset, delta }: AssetChange): AssetDiff {
+  const raw = delta < 0n ? -delta : delta;
+  const value = decimalText(raw, asset.decimals);
+  const transfer = { rawValue: raw.toString(), summary: `${delta > 0n ? "Receive" : "Send"} ${value} ${asset.symbol || asset.address}`, value };
+  return { asset, transferIn: delta > 0n ? [transfer] : [], transferOut: delta < 0n ? [transfer] : [] };
 }

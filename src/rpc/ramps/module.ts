@@ -6,7 +6,7 @@ import { supportedOfframps, supportedOnramps } from "../../domain/ramps/service.
 import type { Deps } from "../../domain/deps.js";
 import { CardPaymentSchema } from "../../gen/sigil/ramps/v0/ramps_pb.js";
 import { SdkRampsService, file_sigil_ramps_v0_sdk_ramps_service } from "../../gen/sigil/ramps/v0/sdk_ramps_service_pb.js";
-import { endUserOf } from "../context.js";
+import { endUserOf, requestIdKey } from "../context.js";
 import type { ApiModule } from "../module.js";
 import { publicEnvironmentOf } from "../tenant-context.js";
 
@@ -28,7 +28,7 @@ function register(router: ConnectRouter, deps: Deps) {
       const payment = await createCardPayment(
         deps,
         publicEnvironmentOf(ctx),
-        endUserOf(ctx).userId,
+        { userId: endUserOf(ctx).userId, requestId: ctx.values.get(requestIdKey) },
         {
           amount: req.amount, currency: req.currency, walletAddress: req.walletAddress, chain: req.chain, networkId: req.networkId, description: req.description,
           orderId: req.orderId, subMerchantId: req.subMerchantId, merchantName: req.merchantName, metadata: req.metadata,

@@ -3,17 +3,15 @@ import { SdkEvmSimulationService } from "../../gen/sigil/simulations/v0/sdk_evm_
 import type { Deps } from "../../domain/deps.js";
 import { simulateEvmTransaction } from "../../domain/simulations/evm-transaction.js";
 import { simulateUserOperation } from "../../domain/simulations/evm-user-op.js";
-import type { SimulatedAsset, SimulationReport } from "../../domain/simulations/evm-report.js";
+import type { SimulationReport } from "../../domain/simulations/evm-report.js";
 import { publicEnvironmentOf } from "../tenant-context.js";
-
-/** The message form of an asset: the native currency's null address is an unset field (sent as null). */
-const toAsset = (a: SimulatedAsset) => ({ ...a, address: a.address ?? undefined });
+import { toAsset, toAssetDiff } from "./messages.js";
 
 /** The report as sigil.simulations.v0.Simulation. */
 const toSimulation = (r: SimulationReport) => ({
   ...r,
-  inAssets: r.inAssets.map((d) => ({ ...d, asset: toAsset(d.asset) })),
-  outAssets: r.outAssets.map((d) => ({ ...d, asset: toAsset(d.asset) })),
+  inAssets: r.inAssets.map(toAssetDiff),
+  outAssets: r.outAssets.map(toAssetDiff),
   assetExposures: r.assetExposures.map((e) => ({ ...e, asset: toAsset(e.asset) })),
   balanceChanges: r.balanceChanges.map((c) => ({ ...c, asset: toAsset(c.asset) })),
 });

@@ -5,27 +5,19 @@ import {
 } from "../../gen/sigil/solana_transactions/v0/sdk_solana_transactions_service_pb.js";
 import type { Deps } from "../../domain/deps.js";
 import { optimizeSolanaTransaction } from "../../domain/solana-transactions/optimize.js";
-import { simulateSolanaTransactions, type AssetChange } from "../../domain/solana-transactions/simulate.js";
+import { simulateSolanaTransactions } from "../../domain/solana-transactions/simulate.js";
 import type { ApiModule } from "../module.js";
+import { toAssetDiff } from "../simulations/messages.js";
 import { publicEnvironmentOf } from "../tenant-context.js";
-
-/** An asset change as the published client's AssetDiff: one transfer, in or out. */
-const assetDiff = (c: AssetChange, direction: "in" | "out") => {
-  const transfer = { rawValue: c.rawValue.toString(), summary: c.summary, value: c.value };
-  return { asset: c.asset, transferIn: direction === "in" ? [transfer] : [], transferOut: direction === "out" ? [transfer] : [] };
-};
 
 function register(router: ConnectRouter, deps: Deps) {
   router.service(SdkSolanaTransactionsService, {
     async simulateSvmTransaction(req, ctx) {
       const r = await simulateSolanaTransactions(deps, publicEnvironmentOf(ctx), { chain: req.chain, transactions: req.transactions, accountAddress: req.accountAddress });
       return {
-        inAssets: r.inAssets.map((c) => assetDiff(c, "in")),
-        outAssets: r.outAssets.map((c) => assetDiff(c, "out")),
-        counterparties: r.counterparties,
-        priceData: {},
-        showTotalFiat: false,
-        validation: r.failure ? { result: "Warning", classification: "simulation_failed", reason: r.failure.reason, description: r.failure.description } : undefined,
+        ...r,
+        inAssets: r.inAssets.map(toAssetDiff),
+        outAssets: r.outAssets.map(toAssetDiff),
         simulations: r.simulations.map((s) => ({
           logs: s.logs,
           error: s.error,
