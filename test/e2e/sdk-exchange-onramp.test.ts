@@ -104,9 +104,15 @@ describe("getExchangeSupportedNetworks", () => {
     expect(peer.violations).toEqual(["GET /v1/networks: bad X-Sigil-Signature"]);
   });
 
-  it("an exchange URL on a private address is refused by the destination policy (422 not_configured)", async () => {
+  it("an exchange URL on a private address is refused when written (400) and, in a row from before that rule, when used (422 not_configured)", async () => {
     const other = await app.bootstrap({ ownerEmail: `${randomUUID()}@example.com` });
-    await connectExchange(other, { apiBaseUrl: "http://10.0.0.7:8080" });
+    const written = await call(app.baseUrl, "POST", `/environments/${other.environmentId}/settings/exchanges`, {
+      token: other.token,
+      body: { exchange: "generic", apiBaseUrl: "http://10.0.0.7:8080", apiKey: peer.apiKey, apiSecret: peer.apiSecret, onRampProvider: "commerce" },
+    });
+    expect([written.status, written.body.code]).toEqual([400, "invalid_api_base_url"]);
+    const id = await connectExchange(other);
+    await app.db.none("UPDATE exchanges SET api_base_url = 'http://10.0.0.7:8080' WHERE id = $1", [id]);
     const r = await refused(sdk().getCoinbaseSupportedNetworks({ environmentId: other.environmentId }));
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ code: "not_configured" });

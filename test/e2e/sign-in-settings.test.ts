@@ -217,6 +217,18 @@ describe("exchanges", () => {
     expect(generic.body).toMatchObject({ apiBaseUrl: "https://api.exchange.example", displayName: "My exchange" });
   });
 
+  it("refuses an exchange URL the service may not reach (400 invalid_api_base_url), as it refuses it when used: http or a private host for live", async () => {
+    const tenant = await newTenant();
+    const livePath = `/environments/${tenant.liveEnvironmentId}/settings/exchanges`;
+    for (const apiBaseUrl of ["http://api.exchange.example", "https://127.0.0.1:9443", "https://10.0.0.7", "https://user:pw@api.exchange.example", "https://api.exchange.example/?q=1"]) {
+      const res = await call(app.baseUrl, "POST", livePath, { token: tenant.memberToken, body: { ...secretBody, exchange: "generic", apiBaseUrl } });
+      expect([res.status, res.body.code, res.body.payload?.field], apiBaseUrl).toEqual([400, "invalid_api_base_url", "apiBaseUrl"]);
+    }
+    expect(await count("exchanges", tenant.liveEnvironmentId)).toBe(0);
+    const ok = await call(app.baseUrl, "POST", livePath, { token: tenant.memberToken, body: { ...secretBody, exchange: "generic", apiBaseUrl: "https://api.exchange.example/v2" } });
+    expect(ok.status, ok.text).toBe(201);
+  });
+
   it("disables, enables and deletes a connection, audited", async () => {
     const tenant = await newTenant();
     const created = await call(app.baseUrl, "POST", `/environments/${tenant.environmentId}/settings/exchanges`, {

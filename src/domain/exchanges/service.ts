@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { badRequest, conflict, notFound } from "../../errors.js";
 import * as repo from "../../db/repositories/exchanges.js";
 import { audited } from "../audit/audit.js";
+import { refusalOfBaseUrl } from "../base-urls.js";
 import type { Deps } from "../deps.js";
 import type { EnvironmentAccess } from "../tenancy/access.js";
 
@@ -35,6 +36,8 @@ export interface NewExchangeInput {
 export async function createExchange(deps: Deps, access: EnvironmentAccess, input: NewExchangeInput) {
   if (input.exchange === "generic" && !input.apiBaseUrl)
     throw badRequest("api_base_url_required", "apiBaseUrl is required for a generic exchange", { field: "apiBaseUrl" });
+  const refused = input.apiBaseUrl ? refusalOfBaseUrl(input.apiBaseUrl, "apiBaseUrl", access.environmentName, deps.config.webhooks) : null;
+  if (refused) throw badRequest("invalid_api_base_url", refused, { field: "apiBaseUrl" });
   if ((input.apiKey === null) !== (input.apiSecret === null))
     throw badRequest("credentials_incomplete", "give both apiKey and apiSecret, or neither", { field: input.apiKey === null ? "apiKey" : "apiSecret" });
   if (input.passphrase !== null && input.apiKey === null)

@@ -1,6 +1,6 @@
 import type { WebhookSettings } from "../../config.js";
 import { badRequest } from "../../errors.js";
-import { destinationRules, refusalOfHost } from "../../net/destination-policy.js";
+import { refusalOfBaseUrl } from "../base-urls.js";
 import { VENDOR_PROVIDER_KINDS } from "../vendors/port.js";
 
 /**
@@ -16,9 +16,7 @@ const invalidUrl = (message: string) => badRequest("invalid_vendor_url", message
 
 /**
  * A vendor provider as written must be usable: its URL, key id and secret all set (nothing is ever sent
- * unsigned), and its URL a destination the service may reach for the environment, as a webhook's is
- * (https and a public host for live; loopback for a sandbox only while SIGIL_WEBHOOK_SANDBOX_LOOPBACK is
- * on). Checked again at every connection, to the addresses the host then resolves to.
+ * unsigned), and its URL a destination the service may reach for the environment (refusalOfBaseUrl).
  */
 export function checkVendorConfiguration(
   p: { provider: string; baseAuthUrl: string | null; clientId: string | null; secretSet: boolean },
@@ -28,17 +26,6 @@ export function checkVendorConfiguration(
   if (!isVendorKind(p.provider)) return;
   if (!p.baseAuthUrl || !p.clientId || !p.secretSet)
     throw badRequest("vendor_credentials_required", `provider ${p.provider} needs baseAuthUrl (the vendor's base URL), clientId (the key id) and clientSecret (the signing secret)`);
-  let u: URL;
-  try {
-    u = new URL(p.baseAuthUrl);
-  } catch {
-    throw invalidUrl("baseAuthUrl must be an absolute http(s) URL");
-  }
-  if (u.protocol !== "https:" && u.protocol !== "http:") throw invalidUrl("baseAuthUrl must be an absolute http(s) URL");
-  if (u.username || u.password) throw invalidUrl("baseAuthUrl must not carry a user name or password");
-  if (u.search || u.hash) throw invalidUrl("baseAuthUrl must not carry a query or fragment (the protocol's paths are added to it)");
-  const rules = destinationRules(webhooks, environmentName);
-  if (environmentName === "live" && u.protocol !== "https:") throw invalidUrl("a live environment's vendor URL must use https (http is for sandbox environments)");
-  const refused = refusalOfHost(u, rules);
-  if (refused) throw invalidUrl(`baseAuthUrl is not an allowed destination: ${refused}`);
+  const refused = refusalOfBaseUrl(p.baseAuthUrl, "baseAuthUrl", environmentName, webhooks);
+  if (refused) throw invalidUrl(refused);
 }
