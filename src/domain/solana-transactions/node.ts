@@ -1,17 +1,11 @@
+import type { SolanaTokenBalance } from "../chains/solana-deltas.js";
 /**
  * What simulation and fee advice need from a Solana node, as a port (src/adapters/solana-transactions-node.ts).
  * Each method answers what the node said, or throws chain_unavailable (503) / not_configured (422).
  */
 
-/** One SPL token account's balance before or after, as the node reports it (by the transaction's account index). */
-export interface SimulatedTokenBalance {
-  accountIndex: number;
-  mint: string;
-  /** The token account's owner (wallet), when the node names it. */
-  owner: string | null;
-  amount: bigint;
-  decimals: number;
-}
+/** One SPL token account's balance, by the transaction's account index. */
+export type SimulatedTokenBalance = SolanaTokenBalance;
 
 /** A simulation's outcome in the node's terms. Balances are null where the node did not report them. */
 export interface SolanaSimulation {

@@ -2,6 +2,7 @@ import { badRequest, unprocessable } from "../../errors.js";
 import type { Deps } from "../deps.js";
 import { tokensOfChain } from "../chains/tokens.js";
 import type { AssetDiff, SimulatedAsset, SimulationAnswer } from "../simulations/report.js";
+import { addSolanaDeltas, noSolanaDeltas, type SolanaDeltas } from "../chains/solana-deltas.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { normalizeWalletAddress } from "../wallets/addresses.js";
 import type { SolanaSimulation } from "./node.js";
@@ -75,39 +76,8 @@ function accountAddressOf(address: string): string {
 /** The transaction's account keys in the node's balance-list order: static ones, then those loaded from lookup tables. */
 const keysOf = (wire: WireTransaction, sim: SolanaSimulation) => [...wire.message.staticAccounts, ...(sim.loadedAddresses?.writable ?? []), ...(sim.loadedAddresses?.readonly ?? [])];
 
-interface Deltas {
-  /** Lamports per account, the fee left out (it is the network's, not a transfer). */
-  lamports: Map<string, bigint>;
-  /** Base units per owner and mint. */
-  tokens: Map<string, { owner: string; mint: string; decimals: number; delta: bigint }>;
-  tokenAccounts: Set<string>;
-}
-
 /** What a successful simulation moved, from the node's balances before and after. */
-function deltasOf(wire: WireTransaction, sim: SolanaSimulation, into: Deltas) {
-  const keys = keysOf(wire, sim);
-  const feePayer = wire.message.staticAccounts[0];
-  if (sim.preBalances && sim.postBalances) {
-    keys.forEach((key, i) => {
-      let delta = (sim.postBalances![i] ?? 0n) - (sim.preBalances![i] ?? 0n);
-      if (key === feePayer && sim.fee !== null) delta += sim.fee;
-      if (delta !== 0n) into.lamports.set(key, (into.lamports.get(key) ?? 0n) + delta);
-    });
-  }
-  const side = (list: SolanaSimulation["preTokenBalances"], sign: 1n | -1n) => {
-    for (const b of list ?? []) {
-      const account = keys[b.accountIndex];
-      if (account) into.tokenAccounts.add(account);
-      const owner = b.owner ?? account ?? "";
-      const key = `${owner}|${b.mint}`;
-      const entry = into.tokens.get(key) ?? { owner, mint: b.mint, decimals: b.decimals, delta: 0n };
-      entry.delta += sign * b.amount;
-      into.tokens.set(key, entry);
-    }
-  };
-  side(sim.postTokenBalances, 1n);
-  side(sim.preTokenBalances, -1n);
-}
+const deltasOf = (wire: WireTransaction, sim: SolanaSimulation, into: SolanaDeltas) => addSolanaDeltas(into, { keys: keysOf(wire, sim), ...sim });
 
 /**
  * What transactions would do to an account, from the environment's Solana node (simulateTransaction with
@@ -127,7 +97,7 @@ export async function simulateSolanaTransactions(deps: Deps, env: PublicEnvironm
   const node = deps.chainNodes.solanaTransactions(net.endpoint);
   const sims = await Promise.all(req.transactions.map((t) => node.simulate(t.trim())));
 
-  const deltas: Deltas = { lamports: new Map(), tokens: new Map(), tokenAccounts: new Set() };
+  const deltas = noSolanaDeltas();
   let failure: SimulationResult["validation"];
   sims.forEach((sim, i) => {
     // A node that runs the transaction but does not report balances cannot say what it moves: no answer

@@ -1,3 +1,4 @@
+import type { SolanaTokenBalance } from "../chains/solana-deltas.js";
 /**
  * What listing an address's transactions needs from the nodes, as ports (src/adapters/evm-history-node.ts,
  * solana-history-node.ts). Each method answers what the node said, or throws chain_unavailable (503) /
@@ -45,14 +46,8 @@ export interface EvmHistoryNode {
   transactions(hashes: readonly string[]): Promise<EvmTransactionSummary[]>;
 }
 
-/** One SPL token account's balance in a landed transaction (by the transaction's account index). */
-export interface TokenBalanceRecord {
-  accountIndex: number;
-  mint: string;
-  owner: string | null;
-  amount: bigint;
-  decimals: number;
-}
+/** One SPL token account's balance, by the transaction's account index. */
+export type TokenBalanceRecord = SolanaTokenBalance;
 
 export interface SolanaSignatureRecord {
   signature: string;

@@ -1,6 +1,7 @@
 import { badRequest } from "../../errors.js";
 import type { Deps } from "../deps.js";
 import type { ResolvedNetwork } from "../chains/endpoints.js";
+import { addSolanaDeltas, noSolanaDeltas } from "../chains/solana-deltas.js";
 import { tokensOfChain } from "../chains/tokens.js";
 import type { SolanaTransactionRecord } from "./node.js";
 import { labelsFor, wholeUnits, type AssetTransfer, type WalletTransaction, type WalletTransactionsPage } from "./transaction.js";
@@ -9,31 +10,14 @@ const BASE58_SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,90}$/;
 
 /**
  * The balance changes of a landed transaction for each party: lamports per account (the fee given back to
- * the payer: it is the network's, not a transfer) and base units per owner and mint.
+ * the payer: it is the network's, not a transfer; token accounts' rent left out) and base units per owner
+ * and mint.
  */
 function movesOf(tx: SolanaTransactionRecord) {
-  const lamports = new Map<string, bigint>();
-  tx.accountKeys.forEach((key, i) => {
-    let delta = (tx.postBalances[i] ?? 0n) - (tx.preBalances[i] ?? 0n);
-    if (i === 0) delta += tx.fee;
-    if (delta !== 0n) lamports.set(key, delta);
-  });
-  const tokenAccounts = new Set<string>();
-  const tokens = new Map<string, { owner: string; mint: string; decimals: number; delta: bigint }>();
-  const side = (list: SolanaTransactionRecord["preTokenBalances"], sign: bigint) => {
-    for (const b of list) {
-      const account = tx.accountKeys[b.accountIndex] ?? "";
-      tokenAccounts.add(account);
-      const owner = b.owner ?? account;
-      const entry = tokens.get(`${owner}|${b.mint}`) ?? { owner, mint: b.mint, decimals: b.decimals, delta: 0n };
-      entry.delta += sign * b.amount;
-      tokens.set(`${owner}|${b.mint}`, entry);
-    }
-  };
-  side(tx.postTokenBalances, 1n);
-  side(tx.preTokenBalances, -1n);
-  for (const a of tokenAccounts) lamports.delete(a);
-  return { lamports, tokens: [...tokens.values()].filter((t) => t.delta !== 0n) };
+  const d = noSolanaDeltas();
+  addSolanaDeltas(d, { keys: tx.accountKeys, ...tx });
+  for (const a of d.tokenAccounts) d.lamports.delete(a);
+  return { lamports: d.lamports, tokens: [...d.tokens.values()].filter((t) => t.delta !== 0n) };
 }
 
 /** The party whose change is the largest in the other direction: the other side of the address's transfer. */
