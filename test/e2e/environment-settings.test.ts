@@ -329,6 +329,8 @@ describe("exchange rates", () => {
     // One symbol is worth `value` of `code` (the published client's Currency).
     const eth = res.body.find((r: any) => r.symbol === "ETH" && r.code === "USD");
     expect(eth).toEqual({ name: "Ether", symbol: "ETH", type: "crypto", code: "USD", value: 3000, source: "configured", updatedAt: "2026-01-01T00:00:00Z" });
+    // In this order on the wire: the SDK's exchangeRates answers the same message's first five (test/e2e/sdk-rates.test.ts).
+    expect(Object.keys(eth).join()).toBe("name,symbol,type,code,value,source,updatedAt");
     expect(res.body.find((r: any) => r.symbol === "USD" && r.code === "EUR")).toMatchObject({ value: 0.92, type: "fiat" });
     const { n } = await app.db.one("SELECT count(*)::int AS n FROM exchange_rates");
     expect(res.body).toHaveLength(n);

@@ -9,6 +9,7 @@ import { requestSignatureHeaders } from "../../src/adapters/vendor-signing.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { SdkRatesService } from "../../src/gen/sigil/rates/v0/sdk_rates_service_pb.js";
 import { startTestApp, type TestApp } from "../support/app.js";
+import { call } from "../support/http.js";
 import { refused, sdkFor } from "../support/sdk-client.js";
 import { startEvmChain, type EvmChain } from "./support/evm-chain.js";
 import { startPricePeer, type PricePeer } from "./support/price-peer.js";
@@ -94,6 +95,19 @@ describe("getCurrencyExchangeRates", () => {
     // Cached: a second read does not ask the source again.
     await sdkFor(live.baseUrl).getCurrencyExchangeRates({ environmentId: liveTenant.environmentId });
     expect(peer.seen.length).toBe(before + 2);
+  });
+
+  it("answers exactly the client's Currency fields, in its order: none of the management read's source and updatedAt", async () => {
+    // The SDK read and the management GET /exchangeRates share one proto message; the SDK's leaves those two unset.
+    const res = await call(plain.baseUrl, "GET", `/sdk/${plainTenant.environmentId}/exchangeRates`);
+    expect(res.status, res.text).toBe(200);
+    const eth = res.body.find((r: { symbol: string }) => r.symbol === "ETH");
+    expect(res.text).toContain(JSON.stringify({ name: "Ether", symbol: "ETH", type: "crypto", code: "USD", value: 3000 }));
+    expect(res.body.every((r: object) => Object.keys(r).join() === "name,symbol,type,code,value"), res.text).toBe(true);
+    const grpc = createClient(SdkRatesService, createGrpcTransport({ baseUrl: plain.baseUrl }));
+    const viaGrpc = (await grpc.getCurrencyExchangeRates({ environmentId: plainTenant.environmentId })).exchangeRates.find((r) => r.symbol === "ETH")!;
+    expect({ ...viaGrpc, $typeName: undefined }).toMatchObject({ ...eth });
+    expect(Object.entries(viaGrpc).filter(([k, v]) => !(k in eth) && k !== "$typeName" && v !== undefined && v !== "")).toEqual([]);
   });
 
   it("answers 400 for an environment id that is not a UUID", async () => {

@@ -4,21 +4,14 @@ import {
   type Instruction,
   type KeyPairSigner,
   type V0CompiledTransactionMessage,
-  appendTransactionMessageInstructions,
   createSolanaRpc,
-  createTransactionMessage,
   devnet,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
-  pipe,
-  setTransactionMessageComputeUnitLimit,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
   signTransaction,
-  signTransactionMessageWithSigners,
 } from "@solana/kit";
 import type { SDKApi } from "@dynamic-labs/sdk-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,6 +22,7 @@ import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
 import { refused, sdkFor } from "../support/sdk-client.js";
 import { type SolanaChain, associatedTokenAddress, startSolanaChain, transferLamportsInstruction, transferTokensInstruction } from "./support/solana-chain.js";
+import { signedWire } from "./support/solana-wire.js";
 
 /**
  * POST /sdk/{environmentId}/solana/simulateTransaction and /solana/optimizeTransaction (the published client's
@@ -59,17 +53,7 @@ afterAll(async () => {
 });
 
 /** A signed v0 transaction of `payer`, as base64 wire bytes. */
-async function wireOf(payer: KeyPairSigner, instructions: Instruction[], computeUnitLimit?: number): Promise<string> {
-  const { value: latest } = await rpc.getLatestBlockhash().send();
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-    (m) => (computeUnitLimit === undefined ? m : setTransactionMessageComputeUnitLimit(computeUnitLimit, m)),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  return getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message));
-}
+const wireOf = (payer: KeyPairSigner, instructions: Instruction[], computeUnitLimit?: number) => signedWire(sol.rpcUrl, payer, instructions, { computeUnitLimit });
 
 async function funded(lamports = 5n * SOL) {
   const signer = await generateKeyPairSigner();

@@ -1,20 +1,7 @@
 import { createClient, Code, ConnectError } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ChainEnum, WalletTransactionType, type SDKApi } from "@dynamic-labs/sdk-api";
-import {
-  type Instruction,
-  type KeyPairSigner,
-  appendTransactionMessageInstructions,
-  createSolanaRpc,
-  createTransactionMessage,
-  devnet,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from "@solana/kit";
+import { type Instruction, type KeyPairSigner, createSolanaRpc, devnet, generateKeyPairSigner } from "@solana/kit";
 import { erc20Abi, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,6 +14,7 @@ import { refused, sdkFor } from "../support/sdk-client.js";
 import { signInAs } from "../support/sessions.js";
 import { startEvmChain, type EvmChain } from "./support/evm-chain.js";
 import { type SolanaChain, startSolanaChain, transferLamportsInstruction, transferTokensInstruction } from "./support/solana-chain.js";
+import { signedWire } from "./support/solana-wire.js";
 
 /**
  * GET /sdk/{environmentId}/chains/{chainName}/transactions/{address} (the published client's
@@ -100,17 +88,8 @@ describe("getWalletTransactions on an EVM chain (a node without an index)", () =
   });
 });
 
-async function sendSol(payer: KeyPairSigner, instructions: Instruction[]) {
-  const rpc = createSolanaRpc(devnet(sol.rpcUrl));
-  const { value: latest } = await rpc.getLatestBlockhash().send();
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  return rpc.sendTransaction(getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)), { encoding: "base64" }).send();
-}
+const sendSol = async (payer: KeyPairSigner, instructions: Instruction[]) =>
+  createSolanaRpc(devnet(sol.rpcUrl)).sendTransaction(await signedWire(sol.rpcUrl, payer, instructions), { encoding: "base64" }).send();
 
 describe("getWalletTransactions on Solana", () => {
   it("lists SOL and SPL transfers from the node's address index, newest first, the fee left out, paged by signature", async () => {

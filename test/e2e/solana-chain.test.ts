@@ -24,6 +24,7 @@ import {
 } from "@solana/kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SolanaChain, associatedTokenAddress, startSolanaChain, transferLamportsInstruction, transferTokensInstruction } from "./support/solana-chain.js";
+import { signedTransaction } from "./support/solana-wire.js";
 
 /** The local Solana chain (LiteSVM behind our JSON-RPC server), driven through @solana/kit's own RPC client. */
 const SOL = 1_000_000_000n;
@@ -37,16 +38,8 @@ beforeAll(async () => {
 });
 afterAll(() => chain?.close());
 
-async function signed(payer: KeyPairSigner, instructions: Instruction[], lifetime?: { blockhash: string; lastValidBlockHeight: bigint }) {
-  const { value: latest } = await rpc.getLatestBlockhash().send();
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash((lifetime ?? latest) as typeof latest, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  return signTransactionMessageWithSigners(message);
-}
+const signed = (payer: KeyPairSigner, instructions: Instruction[], lifetime?: { blockhash: string; lastValidBlockHeight: bigint }) =>
+  signedTransaction(chain.rpcUrl, payer, instructions, { lifetime: lifetime as { blockhash: Blockhash; lastValidBlockHeight: bigint } | undefined });
 
 const raw = (body: unknown) => fetch(chain.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json());
 

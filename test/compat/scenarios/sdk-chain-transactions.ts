@@ -1,22 +1,10 @@
 import { ChainEnum, SDKApi } from "@dynamic-labs/sdk-api";
-import {
-  type Instruction,
-  type KeyPairSigner,
-  appendTransactionMessageInstructions,
-  createSolanaRpc,
-  createTransactionMessage,
-  devnet,
-  generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from "@solana/kit";
+import { type KeyPairSigner, generateKeyPairSigner } from "@solana/kit";
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { signInAs } from "../../support/sessions.js";
 import type { EvmChain } from "../../e2e/support/evm-chain.js";
 import { type SolanaChain, transferLamportsInstruction } from "../../e2e/support/solana-chain.js";
+import { signedWire } from "../../e2e/support/solana-wire.js";
 import type { CompatContext, Scenarios } from "../harness.js";
 
 /** The local chains the compat app's operator defaults point at (started by test/compat/sdk-chain-transactions.test.ts). */
@@ -29,15 +17,7 @@ async function transfer(): Promise<{ payer: KeyPairSigner; wire: string }> {
   const sol = transactionChains.sol!;
   const payer = await generateKeyPairSigner();
   await sol.airdrop(payer.address, 2n * SOL);
-  const { value: latest } = await createSolanaRpc(devnet(sol.rpcUrl)).getLatestBlockhash().send();
-  const instructions: Instruction[] = [transferLamportsInstruction(payer, (await generateKeyPairSigner()).address, SOL / 2n)];
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  );
-  return { payer, wire: getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message)) };
+  return { payer, wire: await signedWire(sol.rpcUrl, payer, [transferLamportsInstruction(payer, (await generateKeyPairSigner()).address, SOL / 2n)]) };
 }
 
 /** The tenant's environment reads Solana devnet by default (optimizeTransaction names no cluster). */
