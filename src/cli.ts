@@ -1,12 +1,11 @@
 import { spawn } from "node:child_process";
-import { parseArgs } from "node:util";
 import { loadConfig, type Config } from "./config.js";
-import { closeDatabase, connectDatabase, type Database } from "./db/db.js";
-import { migrate } from "./db/migrate.js";
 import { bootstrapTenant } from "./domain/tenancy/bootstrap.js";
-import { startEmbeddedPostgres } from "./infra/embedded-postgres.js";
-import { lookUpRun, NoRunningSigil, requireRunning, runStatePath } from "./infra/run-state.js";
+import { requireRunning, runStatePath } from "./infra/run-state.js";
 import { findTemporalCli, installTemporalCliHint } from "./infra/temporal-cli.js";
+import { parseCommand } from "./cli/args.js";
+import { withDatabase } from "./cli/database.js";
+import { reportError } from "./cli/output.js";
 
 const USAGE = `usage: sigil <command>
 
@@ -19,36 +18,47 @@ const USAGE = `usage: sigil <command>
   env                      shell exports for the running service of the data dir (eval "$(npx sigil env)")
   temporal <args...>       the Temporal CLI, pointed at the running service's Temporal and namespace
 
+Operating a deployment (each takes --json; sigil <command> --help for its flags):
+  doctor [--role dev|production]          check the configuration and every dependency, with what to fix
+  tenants list | show <organizationId>    organizations, with their projects, environments and members
+  environments list [--organization ID] | show <environmentId>
+                                          environments with counts of users, tokens, webhooks, sessions
+  tokens list --environment ID | revoke <tokenId>
+                                          API tokens (never the token itself); revoke as the API does
+  users find --environment ID (--email X | --phone P | --wallet ADDRESS | --id USER_ID)
+  sessions revoke --environment ID --user USER_ID
+                                          revoke every session of a user (refresh tokens included)
+  webhooks backlog [--environment ID] | redrive --environment ID [--endpoint ID] [--since TIME|DURATION]
+                                          messages per state per endpoint; send failed messages again
+  workflows list --environment ID [--status failed|running|stuck] [--older-than 10m]
+                                          an environment's failed or stuck workflows
+  keys ...                                rotate the sealing keys and the environments' signing keys
+
 Settings come from the environment (DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS, PORT, ...; see README). A
-running \`npm start\` is found through <data dir>/run.json (SIGIL_DATA_DIR, default ./data): nothing to export.`;
+running \`npm start\` is found through <data dir>/run.json (SIGIL_DATA_DIR, default ./data): nothing to export.
+Exit codes: 0 done, 1 failed (a check, a dependency, an unknown id), 2 bad command line.`;
+
+interface OperatorCommand {
+  /** Printed for `sigil <command>` alone or with --help; absent: the command prints its own. */
+  usage?: string;
+  run(args: string[], config: Config): Promise<number>;
+}
 
 /**
- * The database the CLI works on: DATABASE_URL; else the database of the `npm start` running on the data
- * dir (its run.json); else the data dir's embedded Postgres, started just for this command. Never a port
- * guessed from the settings: another data dir's instance may be listening there (and refuses this data
- * dir's password anyway).
+ * The operator commands, each loaded only when run: a command's start pays for its own modules (the domain
+ * code it calls), not for every other command's.
  */
-async function withDatabase<T>(config: Config, work: (db: Database) => Promise<T>): Promise<T> {
-  let stopEmbedded: (() => Promise<void>) | undefined;
-  let url: string;
-  const run = config.databaseUrl ? undefined : lookUpRun(config.dataDir);
-  if (config.databaseUrl) url = config.databaseUrl;
-  else if (run?.status === "running") url = run.state.postgresUrl;
-  else {
-    if (run?.status === "stale") console.error(`sigil: ${new NoRunningSigil(config.dataDir, run).message}; opening the data dir's own database for this command`);
-    const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPostgresPort });
-    url = pg.url;
-    stopEmbedded = pg.stop;
-  }
-  const db = connectDatabase(url, { max: 2 });
-  try {
-    await migrate(db);
-    return await work(db);
-  } finally {
-    await closeDatabase(db);
-    await stopEmbedded?.();
-  }
-}
+const OPERATOR_COMMANDS: Record<string, () => Promise<OperatorCommand>> = {
+  tenants: async () => import("./cli/tenants.js").then((m) => ({ usage: m.TENANTS_USAGE, run: m.tenantsCommand })),
+  environments: async () => import("./cli/tenants.js").then((m) => ({ usage: m.ENVIRONMENTS_USAGE, run: m.environmentsCommand })),
+  tokens: async () => import("./cli/tokens.js").then((m) => ({ usage: m.TOKENS_USAGE, run: m.tokensCommand })),
+  users: async () => import("./cli/users.js").then((m) => ({ usage: m.USERS_USAGE, run: m.usersCommand })),
+  sessions: async () => import("./cli/users.js").then((m) => ({ usage: m.SESSIONS_USAGE, run: m.sessionsCommand })),
+  webhooks: async () => import("./cli/webhooks.js").then((m) => ({ usage: m.WEBHOOKS_USAGE, run: m.webhooksCommand })),
+  workflows: async () => import("./cli/workflows.js").then((m) => ({ usage: m.WORKFLOWS_USAGE, run: m.workflowsCommand })),
+  // Its own usage and help: everything after `keys` is its module's.
+  keys: async () => import("./cli/keys.js").then((m) => ({ run: m.keysCommand })),
+};
 
 const shellQuote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
 
@@ -71,18 +81,23 @@ async function runTemporalCli(config: Config, args: string[]): Promise<number> {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // Read the settings only for commands that need them: doctor reports a malformed setting as a failed check.
+  if (command === "doctor") {
+    const { DOCTOR_USAGE, doctorCommand } = await import("./cli/doctor.js");
+    return rest.includes("--help") ? help(DOCTOR_USAGE) : doctorCommand(rest, process.env);
+  }
+  const operator = command !== undefined && Object.hasOwn(OPERATOR_COMMANDS, command) ? await OPERATOR_COMMANDS[command]!() : undefined;
+  if (operator?.usage && (rest.length === 0 || rest.includes("--help") || rest[0] === "help")) return help(operator.usage, rest.length === 0 ? 2 : 0);
   const config = loadConfig();
+  if (operator) return operator.run(rest, config);
   switch (command) {
     case "migrate": {
-      const applied = await withDatabase(config, async (db) => migrate(db));
+      const applied = await withDatabase(config, async (_db, versions) => versions);
       console.log(applied.length ? `applied ${applied.join(", ")}` : "database is up to date");
       return 0;
     }
     case "bootstrap": {
-      const { values } = parseArgs({
-        args: rest,
-        options: { json: { type: "boolean" }, organization: { type: "string" }, project: { type: "string" }, email: { type: "string" } },
-      });
+      const { values } = parseCommand(rest, { organization: { type: "string" }, project: { type: "string" }, email: { type: "string" } }, USAGE);
       const result = await withDatabase(config, (db) =>
         bootstrapTenant(db, { organizationName: values.organization, projectName: values.project, ownerEmail: values.email }),
       );
@@ -129,12 +144,16 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
+function help(usage: string, code = 0): number {
+  (code === 0 ? console.log : console.error)(usage);
+  return code;
+}
+
+const argv = process.argv.slice(2);
+main(argv).then(
   (code) => {
     if (code >= 0) process.exit(code);
   },
-  (err) => {
-    console.error(`sigil: ${err instanceof Error ? err.message : String(err)}`);
-    process.exit(1);
-  },
+  // One line on stderr (and {"error","code"} on stdout with --json): see ./cli/output.ts.
+  (err) => process.exit(reportError(err, argv.includes("--json"))),
 );

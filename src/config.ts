@@ -1,7 +1,26 @@
 import path from "node:path";
 import { chainSettings, type ChainSettings } from "./config-chains.js";
 import { rampSettings, type RampSettings } from "./config-ramps.js";
+import type { LogFormat } from "./log.js";
 import { allowHosts, bool, durations, httpUrl, int, loopbackPort, sealingKeys, trustedProxies } from "./config-values.js";
+
+/** Where spans go (OTLP over HTTP with protobuf bodies). */
+export interface TracingSettings {
+  tracesUrl: string;
+}
+
+/**
+ * The standard OpenTelemetry variables: the traces endpoint is used as is, the general one gets the
+ * signal's path (/v1/traces), as every OTLP exporter does. The other OTEL_* variables (service name,
+ * resource attributes, headers, sampler, batch sizes) are read by the SDK itself.
+ */
+function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings | undefined {
+  if ((env.OTEL_SDK_DISABLED ?? "").trim().toLowerCase() === "true") return undefined;
+  const traces = httpUrl("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", env);
+  if (traces) return { tracesUrl: traces };
+  const base = httpUrl("OTEL_EXPORTER_OTLP_ENDPOINT", env);
+  return base ? { tracesUrl: `${base.replace(/\/+$/, "")}/v1/traces` } : undefined;
+}
 
 /**
  * Every setting of Sigil, read from the environment once and validated. Nothing else reads process.env.
@@ -33,7 +52,34 @@ export interface Config {
    * interceptors and handlers either way).
    */
   directUnary: boolean;
+  /**
+   * SIGIL_MIGRATE_ON_START (default true): a start applies the pending migrations (under an advisory lock, so
+   * replicas starting together apply each once). false: the start only checks that none is pending and
+   * refuses otherwise; the migrations are run once by `sigil migrate` (the Helm chart's migration Job).
+   */
+  migrateOnStart: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /**
+   * SIGIL_LOG_FORMAT: json (one JSON object a line, for log collectors) or pretty (one readable line, for a
+   * terminal). Unset: pretty when stdout is a terminal, else json.
+   */
+  logFormat?: LogFormat;
+  /**
+   * On when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set and OTEL_SDK_DISABLED is
+   * not true: spans go over OTLP http/protobuf to `tracesUrl` (src/infra/tracing.ts). Off: no SDK at all.
+   */
+  tracing?: TracingSettings;
+  /**
+   * SIGIL_METRICS (on/off, default on): off stops everything /metrics collects as the process runs (request,
+   * sign-in, webhook and workflow counters, Node's process metrics, the Temporal worker core's exporter); the
+   * scrape then has only the gauges read when it is asked. What the benchmark turns off to measure their cost.
+   */
+  metricsEnabled: boolean;
+  /**
+   * SIGIL_WORKER_PORT (default 9091, 0 = off): a worker-only process (`sigil start worker`) serves /metrics,
+   * /livez and /readyz on this port, bound to HOST (src/observability/worker-listener.ts).
+   */
+  workerPort: number;
   webhooks: WebhookSettings;
   /** Bounds of the public SDK publish-events operation (src/domain/events/publish-limits.ts). */
   sdkEvents: SdkEventLimits;
@@ -247,12 +293,12 @@ function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
 }
 
 /**
- * Ports of the service itself that a webhook must never reach on loopback: the API, the embedded Postgres
+ * Ports of the service itself that a webhook must never reach on loopback: the API, the worker's listener, the embedded Postgres
  * and Temporal dev server (frontend and UI) when this process runs them, and the external Postgres, Redis
  * and Temporal when they listen on loopback.
  */
-function ownPorts(c: Pick<Config, "port" | "databaseUrl" | "redisUrl" | "temporalAddress" | "embeddedPostgresPort" | "embeddedTemporalPort">): number[] {
-  const ports = [c.port];
+function ownPorts(c: Pick<Config, "port" | "workerPort" | "databaseUrl" | "redisUrl" | "temporalAddress" | "embeddedPostgresPort" | "embeddedTemporalPort">): number[] {
+  const ports = [c.port, c.workerPort];
   if (!c.databaseUrl) ports.push(c.embeddedPostgresPort);
   if (!c.temporalAddress) ports.push(c.embeddedTemporalPort, c.embeddedTemporalPort + 1000);
   for (const [url, fallback] of [[c.databaseUrl, 5432], [c.redisUrl, 6379], [c.temporalAddress && `grpc://${c.temporalAddress}`, 7233]] as const) {
@@ -324,6 +370,12 @@ function verificationSettings(env: NodeJS.ProcessEnv): VerificationSettings {
   };
 }
 
+function tcpPort(name: string, fallback: number, env: NodeJS.ProcessEnv): number {
+  const port = int(name, fallback, env);
+  if (port > 65535) throw new Error(`${name} must be a TCP port (0-65535), got ${port}`);
+  return port;
+}
+
 /** SIGIL_DATA_DIR (default ./data, from the current directory), absolute. */
 export function dataDirOf(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(env.SIGIL_DATA_DIR || "data");
@@ -335,6 +387,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = dataDirOf(env);
   const logLevel = (env.LOG_LEVEL || "info") as Config["logLevel"];
   if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) throw new Error(`LOG_LEVEL ${logLevel} is unknown`);
+  const logFormat = (env.SIGIL_LOG_FORMAT || (process.stdout.isTTY ? "pretty" : "json")) as LogFormat;
+  if (!["json", "pretty"].includes(logFormat)) throw new Error(`SIGIL_LOG_FORMAT ${logFormat} is unknown: expected json or pretty`);
   const config: Config = {
     host,
     port,
@@ -352,7 +406,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: int("SIGIL_MAX_BODY_BYTES", 1024 * 1024, env),
     rateLimitPerMinute: int("SIGIL_RATE_LIMIT_PER_MINUTE", 6000, env),
     directUnary: bool("SIGIL_DIRECT_UNARY", true, env),
+    migrateOnStart: bool("SIGIL_MIGRATE_ON_START", true, env),
     logLevel,
+    logFormat,
+    tracing: tracingSettings(env),
+    metricsEnabled: bool("SIGIL_METRICS", true, env),
+    workerPort: tcpPort("SIGIL_WORKER_PORT", 9091, env),
     webhooks: webhookSettings(env),
     sdkRateLimits: {
       perAddressPer10s: int("SIGIL_SDK_RATE_LIMIT_PER_10S", DEFAULT_SDK_RATE_LIMITS.perAddressPer10s, env),

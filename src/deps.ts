@@ -2,6 +2,7 @@ import type { Config } from "./config.js";
 import { createSealer } from "./crypto/seal.js";
 import type { Database } from "./db/db.js";
 import type { Deps, Flows } from "./domain/deps.js";
+import { silentObserver, type DomainObserver } from "./domain/observer.js";
 import { Keyring } from "./domain/sessions/keyring.js";
 import { SessionVerifier } from "./domain/sessions/tokens.js";
 import { createLogger, type Logger } from "./log.js";
@@ -23,6 +24,8 @@ export interface DepsParts {
   flows: Flows;
   /** The process's logger; by default one at config.logLevel. */
   log?: Logger;
+  /** Where the domain reports what /metrics counts (src/observability/metrics/); by default nowhere. */
+  observer?: DomainObserver;
 }
 
 /**
@@ -33,7 +36,7 @@ export function buildDeps(parts: DepsParts): Deps {
   const { config, db, store, flows } = parts;
   const sealer = createSealer(config.sealingKeys);
   const sessionKeys = new Keyring({ db, sealer });
-  const log = parts.log ?? createLogger(config.logLevel);
+  const log = parts.log ?? createLogger(config.logLevel, undefined, config.logFormat);
   return {
     config,
     db,
@@ -42,6 +45,7 @@ export function buildDeps(parts: DepsParts): Deps {
     sealer,
     backupSealer: createSealer(config.backups.sealingKeys),
     log,
+    observer: parts.observer ?? silentObserver,
     sessionKeys,
     sessionVerifier: new SessionVerifier(sessionKeys),
     mailer: createMailer(config.verifications, config.dataDir, log),

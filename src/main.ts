@@ -2,6 +2,7 @@ import { loadConfig } from "./config.js";
 import { devRoleEnv } from "./dev-defaults.js";
 import { removeRunState, writeRunState } from "./infra/run-state.js";
 import { describeStartFailure } from "./infra/start-failure.js";
+import { missingProductionSettings } from "./production-roles.js";
 import { startRuntime, type Runtime } from "./runtime.js";
 import { runStateOf, startBanner } from "./start-banner.js";
 
@@ -13,6 +14,15 @@ const mode = (process.argv[2] ?? "dev") as "dev" | "api" | "worker";
 if (!["dev", "api", "worker"].includes(mode)) {
   console.error(`unknown mode ${mode}: expected dev, api or worker`);
   process.exit(2);
+}
+
+// Before the settings are read: reading them generates the dev role's key files in the data dir.
+if (mode !== "dev") {
+  const missing = missingProductionSettings(process.env);
+  if (missing.length) {
+    console.error(`sigil: the ${mode} role needs settings the dev role makes up: ${missing.join("; ")}. See docs/runbook.md.`);
+    process.exit(2);
+  }
 }
 
 const config = (() => {

@@ -1,12 +1,13 @@
 import type { Client } from "@temporalio/client";
 import type { Config } from "./config.js";
 import { closeDatabase, connectDatabase, type Database } from "./db/db.js";
-import { migrate } from "./db/migrate.js";
+import { migrate, pendingMigrations } from "./db/migrate.js";
 import { buildDeps } from "./deps.js";
 import { asUnavailable } from "./infra/dependency-errors.js";
 import { startEmbeddedPostgres } from "./infra/embedded-postgres.js";
 import { unreachable } from "./infra/start-failure.js";
 import { supervise } from "./infra/supervisor.js";
+import { startTracing } from "./infra/tracing.js";
 import { startTemporalDevServer, TemporalStartError } from "./infra/temporal-dev-server.js";
 import { registerSearchAttributes } from "./temporal/search-attributes.js";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -20,12 +21,18 @@ import { closeTemporalClient, createEngineCalls, type EngineCalls } from "./temp
 import { createEngineMonitor, guardFlows } from "./temporal/engine-monitor.js";
 import { connectTemporalClient, createFlows } from "./temporal/flows.js";
 import { installTemporalRuntimeLogger } from "./temporal/runtime-logger.js";
+import { freeLoopbackAddress } from "./temporal/core-metrics.js";
+import { createProcessMetrics } from "./observability/metrics/process-metrics.js";
+import { scrapeMetrics } from "./observability/metrics/scrape.js";
+import { startWorkerListener } from "./server/worker-listener.js";
 import { startSupervisedWorker } from "./temporal/supervised-worker.js";
 import { createWorker, workflowBundleCacheDir } from "./temporal/worker.js";
 import { cachedWorkflowBundle } from "./temporal/workflow-bundle.js";
 
 export interface Runtime {
   port: number | undefined;
+  /** The port of a worker-only process's /metrics, /livez and /readyz (SIGIL_WORKER_PORT); undefined otherwise. */
+  workerPort: number | undefined;
   /** The database and Temporal frontend in use: configured, or the embedded ones this process started. */
   databaseUrl: string;
   temporalAddress: string;
@@ -101,8 +108,11 @@ function workerPollingCheck(client: Client, config: Config, calls: EngineCalls):
  * process. Unset DATABASE_URL / TEMPORAL_ADDRESS / REDIS_URL select the embedded defaults.
  */
 export async function startRuntime(config: Config, roles: { api: boolean; worker: boolean }): Promise<Runtime> {
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, undefined, config.logFormat);
   const stops: (() => Promise<void>)[] = [];
+  // First, so that every client, server and worker built below traces (./infra/tracing.ts); stopped last,
+  // after the spans of the stop itself.
+  if (config.tracing) stops.push(await startTracing(config.tracing));
   // Stopping goes in three steps, each bounded. Intake: the API stops accepting and drains its requests in
   // flight while the worker still runs (a request waiting for a wallet operation needs the worker to finish
   // it), and the dispatcher stops claiming messages. Work: the worker stops. Then clients and children close
@@ -110,7 +120,10 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
   const intakes: (() => Promise<void>)[] = [];
   const drains: (() => Promise<void>)[] = [];
   const retires: (() => void)[] = []; // supervisors: no restarts once stopping
+  // Set when the stop begins: /readyz answers 503 from then on, so that no new traffic comes here.
+  let draining = false;
   const stop = async () => {
+    draining = true;
     const failed = (err: unknown) => log.warn("stop failed", { error: String(err) });
     for (const r of retires) r();
     await Promise.all(intakes.splice(0).map((d) => d().catch(failed)));
@@ -122,8 +135,10 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
   // failure anywhere still stops whatever did start (the catch below waits for the Temporal start first).
   // Before anything of the Temporal SDK runs (bundling creates its default runtime, whose logger prints INFO
   // and whose signal handlers would race the bounded shutdown).
-  if (roles.worker) installTemporalRuntimeLogger(log, config.logLevel === "debug");
-  const bundle = roles.worker ? cachedWorkflowBundle(workflowBundleCacheDir(config.dataDir), (m) => log.info(m)) : undefined;
+  // The worker core's own metrics are served on a loopback port and appended to /metrics (./temporal/core-metrics.ts).
+  const metrics = createProcessMetrics({ enabled: config.metricsEnabled });
+  if (roles.worker) installTemporalRuntimeLogger(log, config.logLevel === "debug", config.metricsEnabled ? await freeLoopbackAddress() : undefined);
+  const bundle = roles.worker ? cachedWorkflowBundle(workflowBundleCacheDir(config.dataDir), (m) => log.info(m), { traced: config.tracing !== undefined }) : undefined;
   bundle?.catch(() => {}); // awaited (and so reported) by the worker's start
   const temporal = resolveTemporal(config, log, stops, retires);
   temporal.catch(() => {});
@@ -133,7 +148,7 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
     if (database.retire) retires.push(database.retire);
     const db: Database = connectDatabase(database.url);
     stops.push(() => closeDatabase(db));
-    const applied = await migrate(db).catch((err) => {
+    const applied = await (config.migrateOnStart ? migrate(db) : refuseOlderSchema(db)).catch((err) => {
       throw config.databaseUrl && isNotLetIn(err)
         ? unreachable("DATABASE_URL", config.databaseUrl, 5432, "Check that this Postgres runs and lets this user in, or unset DATABASE_URL to use the embedded one.", err)
         : err;
@@ -169,21 +184,34 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
     const engine = createEngineMonitor(client, temporalAddress, log);
     stops.push(async () => engine.stop());
 
-    const deps = buildDeps({ config, db, store, flows: guardFlows(createFlows(client, config.temporalTaskQueue), engine, calls), log });
+    const flows = metrics.flows(guardFlows(createFlows(client, config.temporalTaskQueue), engine, calls));
+    const deps = buildDeps({ config, db, store, flows, log, observer: metrics.observer });
 
-    const checks: ReadinessCheck[] = [
+    // /readyz asks the dependencies only: an api whose workers are all down still serves what needs none.
+    const dependencies: ReadinessCheck[] = [
       databaseCheck(db),
       { name: "store", check: () => store.ping() },
       { name: "workflowEngine", check: () => engine.check() },
     ];
+    const checks: ReadinessCheck[] = [...dependencies];
     let workerState = () => false;
     // A worker counts as serving only while it runs and the engine it polls answers.
     if (roles.worker) checks.push({ name: "worker", check: async () => workerState() && (await engine.check()) });
     else checks.push(workerPollingCheck(client, config, calls));
 
+    const operator = { draining: () => draining, metrics: () => scrapeMetrics(metrics, deps) };
+    let workerPort: number | undefined;
+    if (roles.worker && !roles.api && config.workerPort > 0) {
+      // Up before the worker starts: /livez answers while the workflow bundle loads; /readyz once it polls.
+      const listener = await startWorkerListener({ ...operator, ready: checks }, config.workerPort, config.host);
+      workerPort = listener.port;
+      stops.push(() => listener.close());
+      log.info("worker listening", { url: `http://${config.host}:${workerPort}`, paths: ["/metrics", "/livez", "/readyz"] });
+    }
+
     let port: number | undefined;
     if (roles.api) {
-      const server = createDualServer(createApiHandler(deps, checks));
+      const server = createDualServer(createApiHandler(deps, checks, { metrics, ready: dependencies, draining: operator.draining }));
       port = await server.listen(config.port, config.host);
       intakes.push(async () => {
         // Requests still waiting on the engine after the drain are cancelled: they answer 503 "retry" before
@@ -228,7 +256,7 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
       const reconciler = startReconciler(deps, config.reconciler);
       intakes.push(() => reconciler.stop());
     }
-    return { port, databaseUrl: database.url, temporalAddress, temporalUiUrl, log, stop };
+    return { port, workerPort, databaseUrl: database.url, temporalAddress, temporalUiUrl, log, stop };
   } catch (err) {
     await temporal.catch(() => undefined); // a dev server still starting is stopped too
     await stop();
@@ -281,4 +309,15 @@ async function resolveTemporal(
   stops.push(() => supervisor.stop());
   retires.push(supervisor.retire);
   return { address: dev.address, uiUrl: dev.uiUrl };
+}
+
+/** SIGIL_MIGRATE_ON_START=false: the schema must already be this release's (or newer); nothing is applied. */
+async function refuseOlderSchema(db: Database): Promise<string[]> {
+  const pending = await pendingMigrations(db);
+  if (pending.length) {
+    throw new Error(
+      `the database lacks ${pending.length} migration(s) of this release (${pending.join(", ")}) and SIGIL_MIGRATE_ON_START is false: run \`sigil migrate\` (the Helm chart's migration Job) first`,
+    );
+  }
+  return [];
 }

@@ -9,6 +9,8 @@ export interface StartedRuntime {
   databaseUrl: string;
   temporalAddress: string;
   temporalUiUrl: string | undefined;
+  /** A worker-only process's /metrics, /livez and /readyz port (SIGIL_WORKER_PORT). */
+  workerPort?: number | undefined;
 }
 
 /** The origin local tools reach a listener on: a wildcard listen address is reached on loopback. */
@@ -54,8 +56,9 @@ export function startBanner(config: Config, rt: StartedRuntime, mode: "dev" | "a
   const lines: string[] = [""];
   if (rt.port !== undefined) {
     lines.push(`Sigil is running: http://localhost:${rt.port}  (REST under /api/v0, gRPC and Connect on the same port)`);
-    lines.push(`Health:       http://localhost:${rt.port}/healthz`);
+    lines.push(`Health:       http://localhost:${rt.port}/healthz  (probes /livez and /readyz, metrics /metrics)`);
   }
+  if (rt.workerPort !== undefined) lines.push(`Worker:       http://localhost:${rt.workerPort}/metrics  (probes /livez and /readyz; SIGIL_WORKER_PORT)`);
   const runFile = mode === "dev" && rt.port !== undefined ? `  (other terminals find this service through ${runStatePath(config.dataDir)})` : "";
   lines.push(`Data dir:     ${config.dataDir}${runFile}`);
   const database = decodeURIComponent(new URL(rt.databaseUrl).pathname.slice(1)) || "postgres";

@@ -46,11 +46,18 @@ export const NODE_FLAGS = ["--max-semi-space-size=64"];
 export async function startSigil(role: "dev" | "api" | "worker", port: number, nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<Running> {
   const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, path.join(root, "bin/sigil.js"), "start", role], {
     env: {
+      // The production roles refuse to start without shared keys; every process of a bench run gets the same
+      // fixed ones (the bench's data is throwaway), unless the caller exported its own.
+      SIGIL_SEALING_KEYS: `bench:${Buffer.alloc(32, 1).toString("base64")}`,
+      SIGIL_BACKUP_SEALING_KEYS: `bench-backup:${Buffer.alloc(32, 2).toString("base64")}`,
       ...process.env,
       PORT: String(port),
       LOG_LEVEL: "warn",
       SIGIL_RATE_LIMIT_PER_MINUTE: "0",
       SIGIL_DATA_DIR: path.join(os.tmpdir(), "sigil-bench"),
+      // A worker's own listener (/metrics, /livez, /readyz) takes the port it is given, not the default 9091
+      // that a second worker of the same bench would also want.
+      ...(role === "worker" ? { SIGIL_WORKER_PORT: String(port) } : {}),
       ...env,
     },
     stdio: ["ignore", "inherit", "inherit"],

@@ -19,7 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWaasBackupActivities({ db: deps.db, sealer: deps.sealer, backupSealer: deps.backupSealer }),
     ...createWaasSignActivities({ db: deps.db, sealer: deps.sealer }),
     ...createWaasExportActivities({ db: deps.db, sealer: deps.sealer }),
-    ...createWebhookActivities({ db: deps.db, store: deps.store, sealer: deps.sealer, webhooks: deps.config.webhooks, log: deps.log }),
+    ...createWebhookActivities({ db: deps.db, store: deps.store, sealer: deps.sealer, webhooks: deps.config.webhooks, log: deps.log, observer: deps.observer }),
   };
 }
 

@@ -12,6 +12,7 @@ import {
 } from "../domain/webhooks/delivery.js";
 import { deliverEndpointBatch, type BatchOutcome } from "../domain/webhooks/endpoint-batch.js";
 import type { Logger } from "../log.js";
+import type { DomainObserver } from "../domain/observer.js";
 import type { EphemeralStore } from "../store/store.js";
 
 export interface WebhookActivityDeps {
@@ -20,6 +21,7 @@ export interface WebhookActivityDeps {
   sealer: Sealer;
   webhooks: WebhookSettings;
   log: Logger;
+  observer: DomainObserver;
 }
 
 /** Webhook delivery activities. */

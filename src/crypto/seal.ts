@@ -20,6 +20,10 @@ export interface SealingKey {
 }
 
 export interface Sealer {
+  /** The id of the key that seals (the first listed); values under any other listed key still open. */
+  readonly currentKeyId: string;
+  /** Every key id that opens, the current one first. */
+  readonly keyIds: readonly string[];
   seal(plaintext: string, aad?: string): string;
   /** Throws SealError when the value is malformed, sealed under an unknown key, tampered with, or bound to another aad. */
   open(sealed: string, aad?: string): string;
@@ -57,6 +61,9 @@ export function createSealer(keys: SealingKey[]): Sealer {
   const currentKey = byId.get(currentId)!;
 
   return {
+    currentKeyId: currentId,
+    keyIds: [...byId.keys()],
+
     seal(plaintext, aad) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv(ALGORITHM, currentKey, iv, { authTagLength: TAG_BYTES });

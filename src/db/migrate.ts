@@ -44,3 +44,15 @@ export async function migrate(db: Database, migrations = listMigrations()): Prom
     }
   });
 }
+
+/**
+ * The migrations this release has that the database has not applied yet, without applying them: a process
+ * that must not change the schema (SIGIL_MIGRATE_ON_START=false, the migration Job ran them) refuses to start
+ * on an older schema. A database ahead of this release is fine: during a rollout the old version runs on the
+ * new schema, which is why migrations only add.
+ */
+export async function pendingMigrations(db: Database, migrations = listMigrations()): Promise<string[]> {
+  const table = await db.oneOrNone<{ name: string | null }>("SELECT to_regclass('schema_migrations')::text AS name");
+  const done = new Set(table?.name ? await db.map("SELECT version FROM schema_migrations", [], (r) => r.version as string) : []);
+  return migrations.map((m) => m.version).filter((v) => !done.has(v));
+}

@@ -12,6 +12,7 @@ import type { SessionVerifier } from "./sessions/tokens.js";
 import type { ChainNodes } from "./chains/nodes.js";
 import type { ExchangeApi } from "./exchange-accounts/port.js";
 import type { Vendors } from "./vendors/port.js";
+import type { DomainObserver } from "./observer.js";
 
 /** Starts durable flows; implemented over the Temporal client (src/temporal/flows.ts). */
 export interface Flows {
@@ -53,6 +54,8 @@ export interface Deps {
   backupSealer: Sealer;
   flows: Flows;
   log: Logger;
+  /** Where sign-ins, sessions and webhook attempts are reported for /metrics (./observer.ts). */
+  observer: DomainObserver;
   /** This process's imported copy of the environments' session signing keys (src/domain/sessions/keyring.ts). */
   sessionKeys: Keyring;
   /** Verifies session JWTs, remembering verified ones (src/domain/sessions/tokens.ts). */

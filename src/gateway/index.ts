@@ -1,6 +1,6 @@
 import type * as http from "node:http";
 import type { DescService, JsonValue, Message } from "@bufbuild/protobuf";
-import { createClient, type CallOptions, type Transport } from "@connectrpc/connect";
+import { createClient, createContextValues, type CallOptions, type Transport } from "@connectrpc/connect";
 import type { ConnectNodeAdapterOptions } from "@connectrpc/connect-node";
 import { readBody } from "./body.js";
 import { GatewayError, toHttpError } from "./errors.js";
@@ -8,7 +8,8 @@ import { buildRequestMessage } from "./request.js";
 import { JSON_CONTENT_TYPE, renderSuccess, type Rendered } from "./response.js";
 import { buildRoutes, matchRoute, type Route } from "./rules.js";
 import { fileStreamHeaders, pipeFileStream, type StreamTarget } from "./stream.js";
-import { CLIENT_IP_HEADER } from "../rpc/context.js";
+import { CLIENT_IP_HEADER, restRouteKey } from "../rpc/context.js";
+import { requestIdOf } from "../rpc/interceptors/request-log.js";
 import { unsafeTextViolations } from "../rpc/text-safety.js";
 import { validationError } from "../rpc/validation.js";
 import { toConnectError } from "../errors.js";
@@ -25,6 +26,20 @@ export interface RestGatewayOptions {
   clientAddress?: (req: GatewayRequest) => string;
   /** Sees every error answered as a 500, whose detail the client never gets. */
   onInternalError?: (err: unknown) => void;
+  /** Sees every answer once its status is known (before its body is written): what /metrics counts per route. */
+  onAnswered?: (answer: RestAnswerSeen) => void;
+}
+
+/** One REST answer: `route` is the matched rule's template, undefined when no rule matched the path. */
+export interface RestAnswerSeen {
+  /** The caller's x-request-id when well-formed, else one made here: sent back on every answer. */
+  requestId: string;
+  method: string;
+  route: string | undefined;
+  status: number;
+  /** The error body's code (the spec's snake_case code), for an error answer. */
+  errorCode: string | undefined;
+  seconds: number;
 }
 
 /** Request headers the RPC layer may see; everything else a REST caller sends stays at the edge. */
@@ -62,6 +77,13 @@ type GatewayResponse = Parameters<GatewayHandler>[1];
 
 type UnaryFn = (req: Message, options: CallOptions) => Promise<Message>;
 type ServerStreamFn = (req: Message, options: CallOptions) => AsyncIterable<Message>;
+
+/** What the answer's report learns on the way: the matched template, and an error answer's code. */
+interface Seen {
+  readonly requestId: string;
+  template?: string;
+  errorCode?: string;
+}
 
 /** A REST answer; `file` is the rest of a server stream, written after the headers (stream.ts). */
 type Answer = Rendered & { file?: { route: Route; first: Message | undefined; rest: AsyncIterator<Message> } };
@@ -101,16 +123,31 @@ export function createRestGateway(opts: RestGatewayOptions): RestGateway {
       if (!res.writableEnded) abort.abort();
     });
     const clientAddress = opts.clientAddress?.(req) ?? req.socket?.remoteAddress ?? "";
-    serve(req, routes, clientFor, { maxBodyBytes: opts.maxBodyBytes, clientAddress }, abort.signal)
+    const started = performance.now();
+    // Made here (or the caller's) rather than by the RPC chain, so that answers the gateway gives by itself
+    // (no route, bad body) carry one too; the chain receives it as the call's x-request-id.
+    const seen: Seen = { requestId: requestIdOf(firstHeader(req.headers["x-request-id"])) };
+    serve(req, routes, clientFor, { maxBodyBytes: opts.maxBodyBytes, clientAddress }, abort.signal, seen)
       .catch((err: unknown) => {
         const e = toHttpError(err);
+        seen.errorCode = e.body.code;
         if (e.status === 500 && !abort.signal.aborted) opts.onInternalError?.(err);
-        const headers: Record<string, string> = { ...e.headers, "content-type": JSON_CONTENT_TYPE };
+        const headers: Record<string, string> = { ...e.headers, "content-type": JSON_CONTENT_TYPE, "x-request-id": seen.requestId };
         // An unread body would otherwise keep an HTTP/1.1 connection busy; HTTP/2 forbids the header.
         if (e.status === 413 && req.httpVersionMajor === 1) headers.connection = "close";
         return { status: e.status, headers, body: JSON.stringify(e.body) } satisfies Rendered;
       })
-      .then((rendered) => write(res, rendered))
+      .then((rendered) => {
+        opts.onAnswered?.({
+          requestId: seen.requestId,
+          method: (req.method ?? "GET").toUpperCase(),
+          route: seen.template,
+          status: rendered.status,
+          errorCode: seen.errorCode,
+          seconds: (performance.now() - started) / 1000,
+        });
+        return write(res, rendered);
+      })
       .catch((err: unknown) => {
         // Writing itself failed (socket gone, or a file stream failed after its first bytes): only closing
         // the connection is left, which tells the client the body is incomplete.
@@ -133,6 +170,7 @@ async function serve(
   clientFor: (service: DescService) => Record<string, UnaryFn>,
   { maxBodyBytes, clientAddress }: { maxBodyBytes: number; clientAddress: string },
   signal: AbortSignal,
+  seen: Seen,
 ): Promise<Answer> {
   const rawUrl = req.url ?? "/";
   const q = rawUrl.indexOf("?");
@@ -153,6 +191,7 @@ async function serve(
     });
   }
   const { route, pathParams } = match;
+  seen.template = route.template;
   const body = route.body === "" ? undefined : takesRawBody(route) ? await readRawBody(req, maxBodyBytes) : await readJsonBody(req, maxBodyBytes);
   const input = buildRequestMessage(route, { pathParams, query, body });
   // Unary calls hand this message object to the validation interceptor as it is. A server stream goes
@@ -175,7 +214,12 @@ async function serve(
       if (value !== null) passedOn[name] = value;
     }
   };
-  const callOptions = { headers: forwardedHeaders(req, clientAddress), signal, onHeader: noteHeaders, onTrailer: noteRequestId };
+  const headers = forwardedHeaders(req, clientAddress);
+  headers.set("x-request-id", seen.requestId);
+  // Tells the chain that the gateway writes this call's log line (src/rpc/interceptors/request-log.ts).
+  const contextValues = createContextValues();
+  contextValues.set(restRouteKey, `${verb} ${route.template}`);
+  const callOptions = { headers, contextValues, signal, onHeader: noteHeaders, onTrailer: noteRequestId };
   if (route.method.methodKind === "server_streaming") {
     const call = clientFor(route.service)[route.method.localName] as unknown as ServerStreamFn;
     const rest = call(input, callOptions)[Symbol.asyncIterator]();
@@ -227,6 +271,10 @@ async function readJsonBody(req: GatewayRequest, maxBodyBytes: number): Promise<
     const position = err instanceof Error ? /position (\d+)/.exec(err.message)?.[1] : undefined;
     throw new GatewayError(400, "malformed_json", `request body is not valid JSON${position ? ` (at position ${position})` : ""}`);
   }
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function forwardedHeaders(req: GatewayRequest, clientAddress: string): Headers {

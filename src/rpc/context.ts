@@ -8,6 +8,11 @@ export type { Principal, TokenPrincipal } from "../domain/auth/principal.js";
 export const principalKey = createContextKey<Principal>({ kind: "anonymous" }, { description: "caller" });
 export const requestIdKey = createContextKey<string>("", { description: "request id" });
 /**
+ * The route template of a call the REST gateway made ("GET /api/v0/environments/{environmentId}/users"),
+ * empty for a direct RPC call: the gateway writes the REST call's log line itself, with its HTTP status.
+ */
+export const restRouteKey = createContextKey<string>("", { description: "REST route" });
+/**
  * Header the REST gateway uses to pass the client address of an in-process call; it overwrites whatever a
  * caller sent. Direct RPC calls carry the address in clientIpKey instead, so the header is never trusted
  * over it.

@@ -15,11 +15,23 @@ import { createSdkOriginCheck } from "./sdk-origins.js";
 import { createInProcessTransport } from "./in-process-transport.js";
 import { createDirectUnaryHandler } from "./direct-unary/index.js";
 import { createClientAddressOf } from "./client-address.js";
-import { metricsText } from "./metrics.js";
+import { restAnswerLogger } from "./request-log.js";
+import { nameRestSpan, traceRequests } from "./tracing.js";
+import { activeTracing } from "../infra/tracing.js";
+import { createProcessMetrics, type ProcessMetrics } from "../observability/metrics/process-metrics.js";
+import { scrapeMetrics } from "../observability/metrics/scrape.js";
+import { OPERATOR_PATHS, runChecks, serveOperatorPath, type ReadinessCheck } from "./probes.js";
 
-export interface ReadinessCheck {
-  name: string;
-  check(): Promise<boolean>;
+export type { ReadinessCheck } from "./probes.js";
+
+/** What a process gives its API besides the checks of /healthz. */
+export interface ApiHandlerOptions {
+  /** The process's metrics (shared with its worker in dev); by default the API's own. */
+  metrics?: ProcessMetrics;
+  /** The checks of /readyz (by default those of /healthz). */
+  ready?: readonly ReadinessCheck[];
+  /** True once the process is stopping (/readyz and /livez then answer 503). */
+  draining?: () => boolean;
 }
 
 type Req = http.IncomingMessage | http2.Http2ServerRequest;
@@ -28,29 +40,18 @@ type Res = http.ServerResponse | http2.Http2ServerResponse;
 /** Answers at least this long are compressed when the caller accepts it (connect-node's default). */
 const COMPRESS_MIN_BYTES = 1024;
 
-/** A check that has not answered by then counts as failed: /healthz answers fast even when a dependency hangs. */
-export const CHECK_TIMEOUT_MS = 1_500;
-
-function bounded(check: ReadinessCheck): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS);
-  });
-  return Promise.race([check.check().catch(() => false), timeout]).finally(() => clearTimeout(timer));
-}
-
-async function runChecks(checks: readonly ReadinessCheck[]) {
-  const results = await Promise.all(checks.map(async (c) => [c.name, await bounded(c)] as const));
-  return { ok: results.every(([, ok]) => ok), checks: Object.fromEntries(results) };
-}
-
 /**
  * The HTTP handler of the api process: Connect, gRPC and gRPC-Web at the RPC paths; everything else falls
  * back to /healthz or the REST gateway, which dispatches in process through the same interceptors.
  */
-export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[]) {
+export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[], options: ApiHandlerOptions = {}) {
   const apiRoutes = createApiRoutes(deps);
-  const interceptors = createInterceptors(deps);
+  const logRest = restAnswerLogger(deps.log);
+  // A tracing process (src/infra/tracing.ts) opens a server span per request; otherwise nothing is wrapped.
+  const tracing = activeTracing();
+  const metrics = options.metrics ?? createProcessMetrics({ enabled: deps.config.metricsEnabled });
+  // Counting first: a call refused by any step of the chain is counted with its code.
+  const interceptors = [...metrics.interceptors, ...createInterceptors(deps)];
   // REST calls the handlers in process through the same interceptors, without a round trip through bytes.
   const transport = createInProcessTransport(apiRoutes, interceptors, createRouterTransport(apiRoutes, { router: { interceptors } }));
   // One reading of the client address for every way in (REST, Connect, gRPC, gRPC-Web).
@@ -61,7 +62,17 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
     clientAddress: clientAddressOf,
     maxBodyBytes: deps.config.maxBodyBytes,
     onInternalError: (err) => deps.log.error("gateway error", { error: err instanceof Error ? err.message : String(err) }),
+    onAnswered: (answer) => {
+      metrics.restAnswered(answer);
+      logRest(answer);
+      if (tracing) nameRestSpan(answer);
+    },
   });
+  const operator = {
+    ready: options.ready ?? readiness,
+    draining: options.draining ?? (() => false),
+    metrics: () => scrapeMetrics(metrics, deps),
+  };
 
   const fallback = (req: Req, res: Res) => {
     const path = (req.url ?? "/").split("?")[0];
@@ -72,13 +83,7 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
       });
       return;
     }
-    if (path === "/metrics" && req.method === "GET") {
-      void metricsText(deps).then(
-        (text) => (res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }), res.end(text)),
-        () => (res.writeHead(503, { "content-type": "text/plain" }), res.end("metrics unavailable\n")),
-      );
-      return;
-    }
+    if (serveOperatorPath(operator, path, req, res)) return;
     gateway(req, res);
   };
 
@@ -92,7 +97,7 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
   const rpcPaths = new Set(apiServices.flatMap((s) => s.methods.map((m) => `/${s.typeName}/${m.name}`)));
   const allowedMethods = (path: string) => {
     if (rpcPaths.has(path)) return ["POST", "GET"];
-    if (path === "/healthz" || path === "/metrics") return ["GET"];
+    if (path === "/healthz" || OPERATOR_PATHS.has(path)) return ["GET"];
     return gateway.allowedMethods(path);
   };
 
@@ -114,7 +119,8 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
     contextValues,
   });
   const sdkOrigins = createSdkOriginCheck(deps, deps.config.corsOriginCacheMs);
-  if (!deps.config.directUnary) return withCors(adapter, allowedMethods, sdkOrigins);
+  const traced = (handler: ReturnType<typeof withCors>) => (tracing ? traceRequests(handler, tracing, { isRpcPath: (path) => rpcPaths.has(path), untraced: (path) => path === "/healthz" || OPERATOR_PATHS.has(path) }) : handler);
+  if (!deps.config.directUnary) return traced(withCors(adapter, allowedMethods, sdkOrigins));
   const directUnary = createDirectUnaryHandler({
     services: apiServices,
     transport,
@@ -123,5 +129,5 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
     compressMinBytes: COMPRESS_MIN_BYTES,
     contextValues,
   });
-  return withCors((req, res) => directUnary(req, res) || adapter(req, res), allowedMethods, sdkOrigins);
+  return traced(withCors((req, res) => directUnary(req, res) || adapter(req, res), allowedMethods, sdkOrigins));
 }

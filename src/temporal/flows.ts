@@ -9,11 +9,14 @@ import { wakeActors } from "./actor.js";
 import { connectStoppable } from "./client-shutdown.js";
 import { domainErrorOfUpdate, runWaasWalletOperation } from "./waas-wallet.js";
 import { taskQueues, workflowIds } from "./ids.js";
+import { tracingClientInterceptors } from "./tracing.js";
 import { startSearchAttributes } from "./search-attributes.js";
 
 /** The client of a process; stop it with closeTemporalClient (./client-shutdown.ts), which cannot crash the process. */
 export async function connectTemporalClient(address: string, namespace: string): Promise<Client> {
-  return new Client({ connection: await connectStoppable(address), namespace });
+  // A tracing process passes the caller's trace on to the workflows it starts (./tracing.ts).
+  const workflow = await tracingClientInterceptors();
+  return new Client({ connection: await connectStoppable(address), namespace, ...(workflow.length ? { interceptors: { workflow } } : {}) });
 }
 
 /**

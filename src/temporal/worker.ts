@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
 import { createActivities, type ActivityDeps } from "../activities/index.js";
 import { taskQueues } from "./ids.js";
+import { tracingWorkerOptions } from "./tracing.js";
 import { cachedWorkflowBundle } from "./workflow-bundle.js";
 
 /** The workflows entry point the worker bundles (TypeScript is compiled by the bundler). */
@@ -39,7 +40,9 @@ export async function createWorkerPair(setup: {
   extra?: Partial<WorkerOptions>;
 }): Promise<RunnableWorker> {
   const queues = taskQueues(setup.taskQueue);
-  const common = { connection: setup.connection, namespace: setup.namespace, activities: setup.activities, workflowBundle: setup.workflowBundle, ...setup.extra };
+  // A tracing process's workers make activity spans and export the workflows' (./tracing.ts).
+  const traced = await tracingWorkerOptions();
+  const common = { connection: setup.connection, namespace: setup.namespace, activities: setup.activities, workflowBundle: setup.workflowBundle, ...traced, ...setup.extra };
   const interactive = await Worker.create({ ...common, taskQueue: queues.interactive });
   const webhooks = await Worker.create({
     ...common,
@@ -87,7 +90,7 @@ export async function createWorker(setup: WorkerSetup): Promise<{ worker: Runnab
     activities: createActivities(setup.deps),
     deliverySlots: setup.deps.config.webhooks.deliverySlots,
     // One bundle for both workers.
-    workflowBundle: setup.workflowBundle ?? (await cachedWorkflowBundle(workflowBundleCacheDir(setup.deps.config.dataDir))),
+    workflowBundle: setup.workflowBundle ?? (await cachedWorkflowBundle(workflowBundleCacheDir(setup.deps.config.dataDir), undefined, { traced: setup.deps.config.tracing !== undefined })),
     extra: {
       // A bounded shutdown (SIGTERM must end the process within 10 s): activities get 2 s to finish, then are
       // cancelled (deliveries abort their request and are retried later); after 4 s the worker gives up waiting

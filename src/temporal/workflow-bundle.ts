@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Runtime, bundleWorkflowCode } from "@temporalio/worker";
 import { writeFileAtomic } from "../infra/atomic-file.js";
+import { tracedWorkflowModules } from "./tracing.js";
 
 const srcDir = fileURLToPath(new URL("..", import.meta.url));
 const workflowsPath = path.join(srcDir, "workflows", "index.ts");
@@ -26,20 +27,27 @@ async function sourcesHash(): Promise<string> {
   return hash.digest("hex").slice(0, 32);
 }
 
-/** A bundle for Worker.create's `workflowBundle`: read from `<cacheDir>`, or built and written there. */
-export async function cachedWorkflowBundle(cacheDir: string, log: (msg: string) => void = () => {}): Promise<{ code: string }> {
-  const name = `workflow-bundle-${await sourcesHash()}.js`;
+/**
+ * A bundle for Worker.create's `workflowBundle`: read from `<cacheDir>`, or built and written there. A traced
+ * bundle (a process that exports traces) also holds the OpenTelemetry workflow interceptors
+ * (./tracing.ts); it is a file of its own, so that an untraced worker runs exactly the plain bundle.
+ */
+export async function cachedWorkflowBundle(cacheDir: string, log: (msg: string) => void = () => {}, opts: { traced?: boolean } = {}): Promise<{ code: string }> {
+  const prefix = opts.traced ? "workflow-bundle-traced-" : "workflow-bundle-";
+  const name = `${prefix}${await sourcesHash()}.js`;
   const file = path.join(cacheDir, name);
   const cached = await readFile(file, "utf8").catch(() => undefined);
   if (cached) return { code: cached };
   const started = Date.now();
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: Runtime.instance().logger });
+  const workflowInterceptorModules = opts.traced ? tracedWorkflowModules() : undefined;
+  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: Runtime.instance().logger });
   log(`workflow bundle built in ${Date.now() - started} ms`);
   try {
     await mkdir(cacheDir, { recursive: true });
     // Whole or not at all: a process starting meanwhile never reads half a bundle.
     await writeFileAtomic(file, code);
-    for (const old of await readdir(cacheDir)) if (old.startsWith("workflow-bundle-") && old !== name) await rm(path.join(cacheDir, old), { force: true });
+    const sameKind = (f: string) => (opts.traced ? f.startsWith(prefix) : /^workflow-bundle-[0-9a-f]+\.js$/.test(f));
+    for (const old of await readdir(cacheDir)) if (sameKind(old) && old !== name) await rm(path.join(cacheDir, old), { force: true });
   } catch (err) {
     log(`workflow bundle not cached: ${err instanceof Error ? err.message : String(err)}`);
   }

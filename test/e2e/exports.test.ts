@@ -553,7 +553,7 @@ describe("the REST download runs through the same chain as every call", () => {
     expect(ok.headers.get("content-disposition")).toBe(`attachment; filename="users-${created.id}.csv"`);
     await ok.arrayBuffer();
     expect(lines).toContainEqual(
-      expect.objectContaining({ msg: "rpc", requestId: "download-log-1", method: "sigil.exports.v0.ExportsService/StreamExport", code: "ok" }),
+      expect.objectContaining({ msg: "http", requestId: "download-log-1", method: "GET", route: "/api/v0/environments/{environment_id}/exports/{export_id}/download", status: 200 }),
     );
 
     // A tenant whose token nothing else uses: every call counts against its window of 3 per minute.

@@ -5,12 +5,12 @@ import { ChainEnum, CoinbaseOnrampOrderPaymentMethod, type ExchangeKeyEnum, type
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { SdkExchangeAccountsService } from "../../src/gen/sigil/exchange_accounts/v0/sdk_exchange_accounts_service_pb.js";
-import { startTestApp, type TestApp } from "../support/app.js";
+import type { TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
-import { neutralWords } from "../support/neutral-words.js";
 import { refused, sdkFor } from "../support/sdk-client.js";
 import { signInAs } from "../support/sessions.js";
-import { startExchangePeer, TWO_FACTOR_CODE, type ExchangePeer } from "./support/exchange-peer.js";
+import { TWO_FACTOR_CODE, type ExchangePeer } from "./support/exchange-peer.js";
+import { startExchangeSetup, type ExchangeSetup } from "./support/exchange-setup.js";
 
 /**
  * The exchange account API (getUserAccounts, postExchangeAccountTransfer, getExchangeTransactions,
@@ -18,22 +18,14 @@ import { startExchangePeer, TWO_FACTOR_CODE, type ExchangePeer } from "./support
  * account) through the published client, against a loopback exchange that checks what Sigil signs.
  */
 
+let setup: ExchangeSetup;
 let app: TestApp;
 let peer: ExchangePeer;
 let t: BootstrapResult;
 
 // The contract's neutral exchange kind; the client's ExchangeKeyEnum names only vendors.
 const KEY = "generic" as ExchangeKeyEnum;
-const sdk = (jwt?: string): SDKApi => sdkFor(app.baseUrl, jwt).withMiddleware(neutralWords);
-
-async function connectExchange(tenant: BootstrapResult, body: Record<string, unknown> = {}) {
-  const res = await call(app.baseUrl, "POST", `/environments/${tenant.environmentId}/settings/exchanges`, {
-    token: tenant.token,
-    body: { exchange: "generic", apiBaseUrl: peer.baseUrl, apiKey: peer.apiKey, apiSecret: peer.apiSecret, passphrase: peer.passphrase, ...body },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body.id as string;
-}
+const sdk = (jwt?: string): SDKApi => setup.sdk(jwt);
 
 async function startLink(environmentId: string, jwt: string, body: Record<string, unknown> = {}) {
   const res = await call(app.baseUrl, "POST", `/sdk/${environmentId}/exchange/generic/link`, { token: jwt, body });
@@ -60,15 +52,10 @@ const account = (id: string, eth = "2.5", requires2fa = false) => ({
 });
 
 beforeAll(async () => {
-  peer = await startExchangePeer();
-  app = await startTestApp({}, { dispatcher: false });
-  t = await app.bootstrap({ ownerEmail: `${randomUUID()}@example.com` });
-  await connectExchange(t);
+  setup = await startExchangeSetup();
+  ({ app, peer, tenant: t } = setup);
 }, 90_000);
-afterAll(async () => {
-  await app?.stop();
-  await peer?.close();
-});
+afterAll(() => setup?.stop());
 beforeEach(() => {
   peer.down = false;
 });
@@ -134,8 +121,7 @@ describe("linking an exchange account (OAuth 2 with PKCE, state bound to the use
     const noState = await refused(sdk().cbOauthRedirect({ environmentId: t.environmentId, code: "abc" }));
     expect(noState.status).toBe(400);
     expect(noState.body).toMatchObject({ code: "invalid_state" });
-    const other = await app.bootstrap({ ownerEmail: `${randomUUID()}@example.com` });
-    await connectExchange(other);
+    const { tenant: other } = await setup.connectedTenant();
     const user = await signInAs(app, other.environmentId);
     const state = new URL(await startLink(other.environmentId, user.jwt)).searchParams.get("state")!;
     const cross = await refused(sdk().cbOauthRedirect({ environmentId: t.environmentId, code: "abc", state }));
@@ -346,8 +332,7 @@ describe("accounts, transfers, transactions, destinations", () => {
     const missing = await refused(sdk(user.jwt).getUserAccounts({ environmentId: t.environmentId, exchangeKey: "custody" as ExchangeKeyEnum }));
     expect(missing.status).toBe(422);
     expect(missing.body).toMatchObject({ code: "not_configured" });
-    const other = await app.bootstrap({ ownerEmail: `${randomUUID()}@example.com` });
-    const id = await connectExchange(other);
+    const { tenant: other, exchangeId: id } = await setup.connectedTenant();
     const off = await call(app.baseUrl, "PUT", `/settings/exchanges/${id}/disable`, { token: other.token });
     expect(off.status, off.text).toBe(200);
     const otherUser = await signInAs(app, other.environmentId);
@@ -360,8 +345,7 @@ describe("accounts, transfers, transactions, destinations", () => {
     const login = `henry-${randomUUID()}`;
     peer.addUser(login, [account(`acc-${randomUUID()}`)]);
     const user = await linkedUser(login);
-    const other = await app.bootstrap({ ownerEmail: `${randomUUID()}@example.com` });
-    await connectExchange(other);
+    const { tenant: other } = await setup.connectedTenant();
     const cross = await refused(sdk(user.jwt).getUserAccounts({ environmentId: other.environmentId, exchangeKey: KEY }));
     expect(cross.status).toBe(401);
     const otherUser = await signInAs(app, other.environmentId, user.email);
@@ -496,8 +480,7 @@ describe("on the record: linking and moving funds write audit rows, never a secr
 
 describe("on the record: an on-ramp order", () => {
   it("an order (not a quote) writes exchange_onramp_order.created under the user, without its payment link", async () => {
-    const other = await app.bootstrap({ ownerEmail: `${randomUUID()}@example.com` });
-    await connectExchange(other, { onRampProvider: "commerce" });
+    const { tenant: other } = await setup.connectedTenant({ onRampProvider: "commerce" });
     const user = await signInAs(app, other.environmentId);
     const order = {
       agreementAcceptedAt: new Date(), destinationAddress: "0x8888888888888888888888888888888888888888", destinationNetwork: "base",

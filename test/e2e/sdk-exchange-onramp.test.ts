@@ -8,12 +8,12 @@ import { SdkExchangeAccountsService } from "../../src/gen/sigil/exchange_account
 import { DEFAULT_WEBHOOK_SETTINGS } from "../../src/config.js";
 import { createExchangeApi } from "../../src/adapters/exchange-api.js";
 import { DomainError } from "../../src/errors.js";
-import { startTestApp, type TestApp } from "../support/app.js";
+import type { TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
-import { neutralWords } from "../support/neutral-words.js";
-import { refused, sdkFor } from "../support/sdk-client.js";
+import { refused } from "../support/sdk-client.js";
 import { signInAs } from "../support/sessions.js";
-import { startExchangePeer, type ExchangePeer } from "./support/exchange-peer.js";
+import type { ExchangePeer } from "./support/exchange-peer.js";
+import { startExchangeSetup, type ExchangeSetup } from "./support/exchange-setup.js";
 
 /**
  * The exchange on-ramp (getExchangeSupportedNetworks, generateExchangeOnrampBuyUrl, createExchangeOnrampOrder;
@@ -21,20 +21,12 @@ import { startExchangePeer, type ExchangePeer } from "./support/exchange-peer.js
  * exchange that checks the request signatures and the buy URL's signature.
  */
 
+let setup: ExchangeSetup;
 let app: TestApp;
 let peer: ExchangePeer;
 let t: BootstrapResult;
 
-const sdk = (jwt?: string): SDKApi => sdkFor(app.baseUrl, jwt).withMiddleware(neutralWords);
-
-async function connectExchange(tenant: BootstrapResult, body: Record<string, unknown> = {}) {
-  const res = await call(app.baseUrl, "POST", `/environments/${tenant.environmentId}/settings/exchanges`, {
-    token: tenant.token,
-    body: { exchange: "generic", apiBaseUrl: peer.baseUrl, apiKey: peer.apiKey, apiSecret: peer.apiSecret, passphrase: peer.passphrase, onRampProvider: "commerce", ...body },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body.id as string;
-}
+const sdk = (jwt?: string): SDKApi => setup.sdk(jwt);
 
 const buyRequest = (over: Record<string, unknown> = {}) => ({
   destinationAddress: "0x6666666666666666666666666666666666666666",
@@ -47,15 +39,11 @@ const buyRequest = (over: Record<string, unknown> = {}) => ({
 });
 
 beforeAll(async () => {
-  peer = await startExchangePeer();
-  app = await startTestApp({}, { dispatcher: false });
-  t = await app.bootstrap({ ownerEmail: `${randomUUID()}@example.com` });
-  await connectExchange(t);
+  // Every exchange this file connects is the environment's on-ramp.
+  setup = await startExchangeSetup({ onRampProvider: "commerce" });
+  ({ app, peer, tenant: t } = setup);
 }, 90_000);
-afterAll(async () => {
-  await app?.stop();
-  await peer?.close();
-});
+afterAll(() => setup?.stop());
 beforeEach(() => {
   peer.down = false;
   peer.hang = false;
@@ -96,8 +84,7 @@ describe("getExchangeSupportedNetworks", () => {
   });
 
   it("an exchange that refuses the connection's signature (a wrong secret) is 422 not_configured", async () => {
-    const other = await app.bootstrap({ ownerEmail: `${randomUUID()}@example.com` });
-    await connectExchange(other, { apiSecret: "not-the-exchange-secret" });
+    const { tenant: other } = await setup.connectedTenant({ apiSecret: "not-the-exchange-secret" });
     const r = await refused(sdk().getCoinbaseSupportedNetworks({ environmentId: other.environmentId }));
     expect(r.status).toBe(422);
     expect(r.body).toMatchObject({ code: "not_configured" });
@@ -111,7 +98,7 @@ describe("getExchangeSupportedNetworks", () => {
       body: { exchange: "generic", apiBaseUrl: "http://10.0.0.7:8080", apiKey: peer.apiKey, apiSecret: peer.apiSecret, onRampProvider: "commerce" },
     });
     expect([written.status, written.body.code]).toEqual([400, "invalid_api_base_url"]);
-    const id = await connectExchange(other);
+    const id = await setup.connectExchange(other);
     await app.db.none("UPDATE exchanges SET api_base_url = 'http://10.0.0.7:8080' WHERE id = $1", [id]);
     const r = await refused(sdk().getCoinbaseSupportedNetworks({ environmentId: other.environmentId }));
     expect(r.status).toBe(422);

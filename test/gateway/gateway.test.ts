@@ -25,7 +25,7 @@ describe("routing and request building", () => {
     const res = await postJson("/api/v0/environments/env-1/tokens", JSON.stringify({ note: "ci", environmentId: "evil" }), {
       authorization: "Bearer dyn_abc",
       "user-agent": "gateway-test",
-      "x-request-id": "req-42",
+      "x-request-id": "req-42-gateway",
       "sigil-client-ip": "6.6.6.6",
       "x-not-forwarded": "1",
     });
@@ -37,7 +37,7 @@ describe("routing and request building", () => {
     expect(headers.get("sigil-client-ip")).toBe("127.0.0.1");
     expect(headers.get("x-not-forwarded")).toBeNull();
     // The interceptor chain ran and its response header reached the REST client.
-    expect(res.headers.get("x-request-id")).toBe("req-42");
+    expect(res.headers.get("x-request-id")).toBe("req-42-gateway");
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(await res.json()).toEqual({
       token: {

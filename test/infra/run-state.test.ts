@@ -138,6 +138,28 @@ describe("run.json, written by npm start", () => {
     expect(JSON.parse(temporal.stdout).namespaceInfo.name).toBe("default");
   });
 
+  it("`sigil doctor` and the operator commands find the running service with nothing exported", async () => {
+    const doctor = await run("src/cli.ts", ["doctor", "--json"], terminalEnv(dataDir));
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+    const checks = Object.fromEntries(JSON.parse(doctor.stdout).checks.map((c: { name: string; status: string; detail: string }) => [c.name, c]));
+    expect(JSON.parse(doctor.stdout).role).toBe("dev");
+    expect(checks.postgres).toMatchObject({ status: "ok", detail: expect.stringContaining(`127.0.0.1:${rt.ports.postgres}`) });
+    // The database password never reaches doctor's output (it gets pasted into tickets).
+    expect(doctor.stdout).not.toContain(decodeURIComponent(new URL(embeddedPostgresUrl(dataDir, rt.ports.postgres)).password));
+    expect(checks.temporal).toMatchObject({ status: "ok", detail: `127.0.0.1:${rt.ports.temporal}` });
+    expect(checks["worker on sigil"]).toMatchObject({ status: "ok" });
+    expect(checks.redis).toMatchObject({ status: "ok", detail: expect.stringContaining("in-process store") });
+
+    const t = JSON.parse((await run("src/cli.ts", ["bootstrap", "--json"], terminalEnv(dataDir))).stdout);
+    const shown = await run("src/cli.ts", ["environments", "show", t.environmentId, "--json"], terminalEnv(dataDir));
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ id: t.environmentId, organizationId: t.organizationId, tokens: 1 });
+    // A change from the CLI says that the service's in-process caches see it only once they expire.
+    const revoked = await run("src/cli.ts", ["tokens", "revoke", t.tokenId], terminalEnv(dataDir));
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stderr).toContain("keeps its caches in its own memory");
+  });
+
   it("dev:device and dev:oidc find the service themselves", async () => {
     // The device's relay call reaches the service (which refuses the made-up session), not port 8080.
     const device = await run(

@@ -28,7 +28,16 @@ describe("SIGIL_TRUSTED_PROXIES", () => {
   it("stops the service at start with that message, before anything listens", () => {
     const r = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts", "api"], {
       cwd: root,
-      env: { ...process.env, SIGIL_TRUSTED_PROXIES: "10.0.0.0/8,load-balancer" },
+      env: {
+        ...process.env,
+        // The production role's required settings, so that the start gets as far as reading the malformed one.
+        DATABASE_URL: "postgres://127.0.0.1:1/none",
+        REDIS_URL: "redis://127.0.0.1:1",
+        TEMPORAL_ADDRESS: "127.0.0.1:1",
+        SIGIL_SEALING_KEYS: `k1:${Buffer.alloc(32).toString("base64")}`,
+        SIGIL_BACKUP_SEALING_KEYS: `b1:${Buffer.alloc(32).toString("base64")}`,
+        SIGIL_TRUSTED_PROXIES: "10.0.0.0/8,load-balancer",
+      },
       encoding: "utf8",
       timeout: 60_000,
     });

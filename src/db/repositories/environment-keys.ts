@@ -49,6 +49,30 @@ export async function rotateSigningKey(
   return retired.rowCount > 0;
 }
 
+/**
+ * The next environments (in id order, after `after`) whose current key was made before `createdBefore`: the
+ * ones a rotation of every environment that started at `createdBefore` has not rotated yet.
+ */
+export async function environmentsWithKeyCreatedBefore(q: Queryable, createdBefore: Date, after: string | null, limit: number): Promise<string[]> {
+  const rows = await q.any<{ environment_id: string }>(
+    `SELECT environment_id FROM environment_signing_keys
+     WHERE retired_at IS NULL AND created_at < $1 AND ($2::uuid IS NULL OR environment_id > $2::uuid)
+     ORDER BY environment_id LIMIT $3`,
+    [createdBefore, after, limit],
+  );
+  return rows.map((r) => r.environment_id);
+}
+
+/** How many environments `environmentsWithKeyCreatedBefore` has left to go through. */
+export async function countEnvironmentsWithKeyCreatedBefore(q: Queryable, createdBefore: Date): Promise<number> {
+  return (await q.one("SELECT count(*)::int AS n FROM environment_signing_keys WHERE retired_at IS NULL AND created_at < $1", [createdBefore])).n;
+}
+
+/** Drops the environment's retired keys whose tokens have all expired (no longer published, never used again). */
+export async function deleteExpiredSigningKeys(q: Queryable, environmentId: string): Promise<number> {
+  return (await q.result("DELETE FROM environment_signing_keys WHERE environment_id = $1 AND retired_at IS NOT NULL AND published_until <= now()", [environmentId])).rowCount;
+}
+
 /** Inserts the key unless the environment has one already (concurrent first reads: one wins). */
 export async function insertSigningKeyIfAbsent(
   q: Queryable,

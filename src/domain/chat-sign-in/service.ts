@@ -13,6 +13,7 @@ import { spendOnce } from "../spent-credentials/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { DEFAULT_WIDGET_SCRIPT_URL, renderChatAuthPage } from "./page.js";
 import { FRESHNESS_SECONDS, fieldsOfToken, verifyWidgetData, type ChatAccount, type WidgetFields } from "./widget.js";
+import { observedSignIn } from "../sign-in/observed.js";
 
 /**
  * A state's life: registered by the page (with the app's redirect URL), completed by the widget's post
@@ -98,7 +99,9 @@ export interface ChatAuthInput {
 }
 
 export async function signInWithChat(deps: Deps, env: PublicEnvironment, input: ChatAuthInput, meta: ClientMeta): Promise<SignInResult> {
-  return signInWith(deps, env, await proveChatAccount(deps, env, input), meta);
+  return observedSignIn(deps, "chat", async () => {
+    return signInWith(deps, env, await proveChatAccount(deps, env, input), meta);
+  });
 }
 
 export async function linkChat(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, input: ChatAuthInput, meta: ClientMeta) {

@@ -21,7 +21,7 @@ import type { WalletCaller } from "./sdk-wallets.js";
  * The wallet is the caller's first live embedded wallet whose key the service holds (the client names none).
  */
 
-const passcodeAad = (walletId: string) => `wallet:${walletId}:passcode`;
+export const passcodeAad = (walletId: string) => `wallet:${walletId}:passcode`;
 
 /** The passcode is random and long: the PBES2 iterations guard nothing a guess could reach; jose's floor will do. */
 const PBES2_ITERATIONS = 10_000;

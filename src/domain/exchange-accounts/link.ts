@@ -29,7 +29,7 @@ interface LinkGrant {
 }
 
 /** Associated data binding a sealed token to its exchange, user and purpose. */
-const tokenAad = (exchangeId: string, userId: string, token: "access_token" | "refresh_token") => `exchange-link:${exchangeId}:${userId}:${token}`;
+export const tokenAad = (exchangeId: string, userId: string, token: "access_token" | "refresh_token") => `exchange-link:${exchangeId}:${userId}:${token}`;
 
 /** Sigil's redirect URI of an environment, registered with the exchange (the client's cbOauthRedirect, neutral path). */
 export const exchangeRedirectUri = (deps: Pick<Deps, "config">, environmentId: string) =>
@@ -134,13 +134,19 @@ function sealTokens(deps: Pick<Deps, "sealer">, exchangeId: string, userId: stri
   const body = (answer ?? {}) as TokenAnswer;
   if (typeof body.access_token !== "string" || !body.access_token) return null;
   const seal = (value: string, token: "access_token" | "refresh_token") => deps.sealer.seal(value, tokenAad(exchangeId, userId, token));
+  // The kept token is written anew: under the current sealing key, so that this write does not bring back a
+  // key being retired on a row `sigil keys reseal` may already have passed.
+  const kept = () =>
+    keptRefreshSealed && deps.sealer.needsReseal(keptRefreshSealed)
+      ? seal(deps.sealer.open(keptRefreshSealed, tokenAad(exchangeId, userId, "refresh_token")), "refresh_token")
+      : keptRefreshSealed;
   const expiresIn = typeof body.expires_in === "number" && body.expires_in > 0 ? body.expires_in : null;
   return {
     accessToken: body.access_token,
     record: {
       id: randomUUID(),
       accessTokenSealed: seal(body.access_token, "access_token"),
-      refreshTokenSealed: typeof body.refresh_token === "string" && body.refresh_token ? seal(body.refresh_token, "refresh_token") : keptRefreshSealed,
+      refreshTokenSealed: typeof body.refresh_token === "string" && body.refresh_token ? seal(body.refresh_token, "refresh_token") : kept(),
       expiresAt: expiresIn === null ? null : new Date(Date.now() + expiresIn * 1000),
       scope: typeof body.scope === "string" ? body.scope.slice(0, 1024) : null,
     },

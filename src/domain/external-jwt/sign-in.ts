@@ -9,10 +9,13 @@ import { spendOnce } from "../spent-credentials/service.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { externalAuthSettingsOf, verifyExternalJwt } from "./verify.js";
 import { canonicalEmail } from "../verifications/email.js";
+import { observedSignIn } from "../sign-in/observed.js";
 
 /** Signs in the user whose external user id is the token's subject, or creates them with it. */
 export async function signInWithExternalJwt(deps: Deps, env: PublicEnvironment, jwt: string, meta: ClientMeta): Promise<SignInResult> {
-  return signInWith(deps, env, await proveExternalJwt(deps, env, jwt), meta);
+  return observedSignIn(deps, "external_jwt", async () => {
+    return signInWith(deps, env, await proveExternalJwt(deps, env, jwt), meta);
+  });
 }
 
 /** Names the token's subject on the signed-in user (another user's subject: 422, as every link). */

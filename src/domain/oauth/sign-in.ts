@@ -9,8 +9,9 @@ import { linkCredential, signInWith } from "../sign-in/pipeline.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { clientVerifierDigest, oauthStateKey } from "./authorize.js";
 import { oauthCodeKey, oauthResultKey, proofAad, type IssuerTokens, type OauthProof, type OauthResult } from "./callback.js";
+import { observedSignIn } from "../sign-in/observed.js";
 
-const tokenAad = (credentialId: string, which: string) => `oauth_account:${credentialId}:${which}`;
+export const tokenAad = (credentialId: string, which: string) => `oauth_account:${credentialId}:${which}`;
 
 /**
  * Where the authorization of a state stands (pending, completed, or the error), for an app that waits for
@@ -85,10 +86,12 @@ async function keepTokens(deps: Deps, env: PublicEnvironment, user: SignedInUser
 
 /** oauthSignIn: the account's user signs in (or is created with it) through the one pipeline. */
 export async function signInWithOauth(deps: Deps, env: PublicEnvironment, providerType: string, input: OauthCodeInput, meta: ClientMeta) {
-  const { proof, tokens } = await takeProof(deps, env, providerType, input);
-  const result = await signInWith(deps, env, proof.credential, meta);
-  await keepTokens(deps, env, result.user, proof, tokens);
-  return result;
+  return observedSignIn(deps, "oauth", async () => {
+    const { proof, tokens } = await takeProof(deps, env, providerType, input);
+    const result = await signInWith(deps, env, proof.credential, meta);
+    await keepTokens(deps, env, result.user, proof, tokens);
+    return result;
+  });
 }
 
 /** oauthVerify: adds the account to the signed-in user (another user's account: 422, then merge). */

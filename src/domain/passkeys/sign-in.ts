@@ -8,6 +8,7 @@ import { issueChallenge, takeChallenge } from "./challenges.js";
 import { useKey } from "./keys.js";
 import { relyingPartyOf } from "./relying-party.js";
 import { authenticationOptions, userHandleOf, type AuthenticationResponseJSON } from "./webauthn.js";
+import { observedSignIn } from "../sign-in/observed.js";
 
 /**
  * Request options for signing in with a passkey: nobody is named (the authenticator offers the user's
@@ -31,13 +32,15 @@ export async function signInWithPasskey(
   originHeader: string | null,
   meta: ClientMeta,
 ): Promise<SignInResult> {
-  const rp = await relyingPartyOf(deps, env.environmentId, originHeader);
-  const { challenge, record } = await takeChallenge(deps.store, env.environmentId, response.response.clientDataJSON, { purpose: "sign-in", origin: rp.origin });
-  const stored = await repo.findPasskeyByCredentialId(deps.db, env.environmentId, response.id);
-  if (!stored || stored.mfaDeviceId) throw unprocessable("unknown_passkey", "no passkey of this environment has this credential id");
-  // The authenticator names the user it holds the key for; it must be the key's owner.
-  if (response.response.userHandle && response.response.userHandle !== userHandleOf(stored.userId))
-    throw unprocessable("invalid_passkey", "the passkey answer's user handle is not its owner's");
-  await useKey(deps, env, stored, response, challenge, record.rp, meta);
-  return signInWith(deps, env, { kind: "passkey", userId: stored.userId, passkeyId: stored.id }, meta);
+  return observedSignIn(deps, "passkey", async () => {
+    const rp = await relyingPartyOf(deps, env.environmentId, originHeader);
+    const { challenge, record } = await takeChallenge(deps.store, env.environmentId, response.response.clientDataJSON, { purpose: "sign-in", origin: rp.origin });
+    const stored = await repo.findPasskeyByCredentialId(deps.db, env.environmentId, response.id);
+    if (!stored || stored.mfaDeviceId) throw unprocessable("unknown_passkey", "no passkey of this environment has this credential id");
+    // The authenticator names the user it holds the key for; it must be the key's owner.
+    if (response.response.userHandle && response.response.userHandle !== userHandleOf(stored.userId))
+      throw unprocessable("invalid_passkey", "the passkey answer's user handle is not its owner's");
+    await useKey(deps, env, stored, response, challenge, record.rp, meta);
+    return signInWith(deps, env, { kind: "passkey", userId: stored.userId, passkeyId: stored.id }, meta);
+  });
 }

@@ -37,7 +37,10 @@ export interface SignInResult {
  * client's problem.
  */
 export async function signInWith(deps: Deps, env: PublicEnvironment, credential: ProvenCredential, meta: ClientMeta): Promise<SignInResult> {
-  return retryingRaces(() => signInOnce(deps, env, credential, meta));
+  const result = await retryingRaces(() => signInOnce(deps, env, credential, meta));
+  // Reported once committed: a sign-in that lost a race and ran again opened one session, not two.
+  deps.observer.sessionIssued(credential.kind, awaitsSecondFactor(result.tokens.scope));
+  return result;
 }
 
 async function signInOnce(deps: Deps, env: PublicEnvironment, credential: ProvenCredential, meta: ClientMeta): Promise<SignInResult> {

@@ -11,6 +11,7 @@ import { parseEvmMessage, verifyEvmSignature } from "../wallet-sign-in/evm.js";
 import { checkMessageRules } from "../wallet-sign-in/message-rules.js";
 import { contractWalletCheck } from "../wallet-sign-in/smart-account.js";
 import { takeNonce } from "../wallet-sign-in/nonces.js";
+import { observedSignIn } from "../sign-in/observed.js";
 
 /** The provider name of these accounts on the verified credential (an OAuth-like account). */
 const PROVIDER = "decentralizedSocial";
@@ -28,7 +29,9 @@ export interface SocialProofInput {
 const ACCOUNT_RESOURCE = /^[a-z][a-z0-9+.-]*:\/\/fid\/([1-9][0-9]{0,19})$/;
 
 export async function signInWithSocial(deps: Deps, env: PublicEnvironment, input: SocialProofInput, meta: ClientMeta): Promise<SignInResult> {
-  return signInWith(deps, env, await proveSocialAccount(deps, env, input), meta);
+  return observedSignIn(deps, "social", async () => {
+    return signInWith(deps, env, await proveSocialAccount(deps, env, input), meta);
+  });
 }
 
 export async function linkSocial(deps: Deps, env: PublicEnvironment, principal: EndUserPrincipal, input: SocialProofInput, meta: ClientMeta) {

@@ -15,6 +15,7 @@ import { codeBookOf, type CodeBook, type Channel, type Verification } from "./co
 import { mailCode, smsAccount, smsCode } from "./delivery.js";
 import { normaliseEmail } from "./email.js";
 import { normalisePhone, type Phone, type PhoneInput } from "./phone.js";
+import { observedSignIn } from "../sign-in/observed.js";
 
 /**
  * E-mail and SMS one-time codes (the operations of src/rpc/verifications): create and retry send a code,
@@ -114,8 +115,10 @@ async function redeem(deps: Deps, env: PublicEnvironment, channel: Channel, veri
 
 /** Signs in the owner of the proven address or number; a new user when nobody has it. */
 export async function signInWithCode(deps: Deps, env: PublicEnvironment, channel: Channel, verificationId: string, code: string, meta: ClientMeta): Promise<SignInResult> {
-  const credential = await redeem(deps, env, channel, verificationId, code);
-  return signInWith(deps, env, credential, meta);
+  return observedSignIn(deps, channel, async () => {
+    const credential = await redeem(deps, env, channel, verificationId, code);
+    return signInWith(deps, env, credential, meta);
+  });
 }
 
 /** Adds the proven address or number to the signed-in user (422 credential_owned_by_another_user if taken). */

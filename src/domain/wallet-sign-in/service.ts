@@ -13,11 +13,14 @@ import { rememberPendingMerge } from "../sign-in/pending-merge.js";
 import type { PublicEnvironment } from "../tenancy/access.js";
 import { proveWallet, type WalletProofInput } from "./proof.js";
 import { chainAliases } from "../wallets/addresses.js";
+import { observedSignIn } from "../sign-in/observed.js";
 
 /** Signs in with a signed message: the wallet's user, or a new user holding the wallet. */
 export async function signInWithWallet(deps: Deps, env: PublicEnvironment, input: WalletProofInput, meta: ClientMeta): Promise<SignInResult> {
-  const credential = await proveWallet(deps, env, input);
-  return signInWith(deps, env, credential, meta);
+  return observedSignIn(deps, "wallet", async () => {
+    const credential = await proveWallet(deps, env, input);
+    return signInWith(deps, env, credential, meta);
+  });
 }
 
 /** Adds the proven wallet to the signed-in user (the pipeline's link: another user's wallet is 422). */

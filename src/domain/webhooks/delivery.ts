@@ -24,6 +24,7 @@ import type { Logger } from "../../log.js";
 import { deliveryErrorCode, deliveryErrorDetail } from "./delivery-error.js";
 import { destinationRules } from "../../net/destination-policy.js";
 import { pinnedClient, type PinnedClient } from "../../net/pinned-fetch.js";
+import type { DomainObserver } from "../observer.js";
 
 export interface DeliveryDeps {
   db: Database;
@@ -32,6 +33,8 @@ export interface DeliveryDeps {
   webhooks: WebhookSettings;
   /** Where the detail of a failed attempt goes (the stored attempt keeps a generic code only). */
   log?: Logger;
+  /** Where each attempt's outcome is reported for /metrics (../observer.ts). */
+  observer?: DomainObserver;
 }
 
 export interface DeliveryInput {
@@ -163,6 +166,25 @@ export async function attemptDelivery(
  * trips to Postgres; a failure takes the transaction below.
  */
 export async function sendAttempt(
+  deps: DeliveryDeps,
+  endpoint: AttemptEndpoint,
+  message: { id: string; payload: Record<string, unknown> },
+  input: { redelivery: number; attempt: number; nextDelayMs: number | null },
+  client: PinnedClient,
+  signal?: AbortSignal,
+): Promise<SendOutcome> {
+  try {
+    const r = await sendAndRecord(deps, endpoint, message, input, client, signal);
+    // `changed`: nothing was sent, the caller reads again.
+    if (r.outcome !== "changed") deps.observer?.webhookAttempt(r.outcome === "busy" ? "error" : r.outcome);
+    return r;
+  } catch (err) {
+    deps.observer?.webhookAttempt("error");
+    throw err;
+  }
+}
+
+async function sendAndRecord(
   deps: DeliveryDeps,
   endpoint: AttemptEndpoint,
   message: { id: string; payload: Record<string, unknown> },

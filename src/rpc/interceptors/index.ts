@@ -5,6 +5,8 @@ import { errorInterceptor } from "./errors.js";
 import { rateLimitInterceptor } from "./rate-limit.js";
 import { requestLogInterceptor } from "./request-log.js";
 import { tenancyInterceptor } from "./tenancy.js";
+import { tracingInterceptor } from "./tracing.js";
+import { activeTracing } from "../../infra/tracing.js";
 import { validationInterceptor } from "./validation.js";
 
 /**
@@ -14,7 +16,10 @@ import { validationInterceptor } from "./validation.js";
  * (an end user's environment) it validates itself first, by the same rules.
  */
 export function createInterceptors(deps: Deps): Interceptor[] {
+  // A tracing process (src/infra/tracing.ts) opens the call's span first, so that every step runs in it.
+  const tracing = activeTracing();
   return [
+    ...(tracing ? [tracingInterceptor(tracing.tracer)] : []),
     requestLogInterceptor(deps.log),
     errorInterceptor(deps.log),
     authnInterceptor(deps),

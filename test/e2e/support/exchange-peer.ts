@@ -54,6 +54,8 @@ export interface ExchangePeer {
   verifyBuyUrl(url: string): { ok: boolean; params: URLSearchParams };
   /** Refresh grants redeemed. */
   refreshes: number;
+  /** Refresh answers carry no new refresh token (the one used stays good), as some exchanges answer. */
+  keepsRefreshTokens: boolean;
   /** Revokes every token of a login, refresh tokens too (the exchange no longer accepts them). */
   revokeTokens(login: string): void;
   close(): Promise<void>;
@@ -138,6 +140,11 @@ export async function startExchangePeer(): Promise<ExchangePeer> {
       if (form.get("grant_type") === "refresh_token") {
         const login = refreshTokens.get(form.get("refresh_token") ?? "");
         if (!login) return refuse(res, 400, "invalid_grant");
+        if (peer.keepsRefreshTokens) {
+          peer.refreshes++;
+          const { refresh_token: _kept, ...answer } = issueTokens(login);
+          return send(res, 200, answer);
+        }
         // Rotated: a refresh token is good once.
         refreshTokens.delete(form.get("refresh_token")!);
         peer.refreshes++;
@@ -230,6 +237,7 @@ export async function startExchangePeer(): Promise<ExchangePeer> {
     hang: false,
     hugeNetworks: 0,
     refreshes: 0,
+    keepsRefreshTokens: false,
     addUser(login, accounts) {
       const user = { accounts, destinations: [{ address: "0x1111111111111111111111111111111111111111", tokens: ["ETH", "USDC"] }] };
       peer.users.set(login, user);

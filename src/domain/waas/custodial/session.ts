@@ -26,7 +26,7 @@ export interface WaasSessionClaims extends JWTPayload {
   scope: "waas";
 }
 
-const secretAad = (keyId: string) => `waas_session_key:${keyId}:secret`;
+export const secretAad = (keyId: string) => `waas_session_key:${keyId}:secret`;
 
 /** The environment's secret, created (and audited) inside the caller's transaction when it has none yet. */
 async function sessionSecret(deps: Pick<Deps, "sealer">, t: Queryable, environmentId: string, record?: RecordChange) {

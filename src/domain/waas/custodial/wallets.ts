@@ -23,7 +23,7 @@ import { refuseTransactionMessage } from "../sign-request-svm.js";
  */
 
 /** The owner string bound (as associated data) to a wallet's sealed key. */
-const keyOwner = (walletId: string) => `waas_wallet:${walletId}`;
+export const keyOwner = (walletId: string) => `waas_wallet:${walletId}`;
 
 export const delegatedAccessActive = (w: WaasWalletRecord) => w.delegatedAccessGrantedAt !== null && w.delegatedAccessRevokedAt === null;
 

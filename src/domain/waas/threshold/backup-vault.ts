@@ -21,7 +21,7 @@ export interface ShareBackupKey {
 
 type VaultDeps = Pick<Deps, "db" | "backupSealer">;
 
-const backupAad = (environmentId: string, k: ShareBackupKey) => `waas-backup:${environmentId}:${k.walletId}:${k.shareSetEpoch}:${k.holder}`;
+export const backupAad = (environmentId: string, k: ShareBackupKey) => `waas-backup:${environmentId}:${k.walletId}:${k.shareSetEpoch}:${k.holder}`;
 
 function checkKey(k: ShareBackupKey) {
   if (!Number.isSafeInteger(k.shareSetEpoch) || k.shareSetEpoch < 1) throw badRequest("invalid_share_set_epoch", "shareSetEpoch must be a positive integer");

@@ -30,7 +30,7 @@ export type { RoomOperation, RoomRecord };
 export const shareLabel = (shareSetId: string, holderIndex: number) => `share:${shareSetId}:${holderIndex}`;
 /** The label of a part the device sends into a room (a holder's share, an imported key). */
 export const roomPartLabel = (roomId: string, part: string) => `room:${roomId}:${part}`;
-const roomKeyAad = (roomId: string) => `waas-room:${roomId}`;
+export const roomKeyAad = (roomId: string) => `waas-room:${roomId}`;
 
 /** Opens a room for an operation of `userId` on `walletId` (a keygen/import room names the wallet to be). */
 export async function openRoom(

@@ -28,7 +28,7 @@ import { SERVER_HOLDER_INDEX, openShares, publicOf, roomAccess, serverShareOf } 
  * and event are one statement (finishRoomRecorded): a signature is five round trips with BEGIN and COMMIT.
  */
 
-const noncesAad = (roomId: string) => `waas-room-nonces:${roomId}`;
+export const noncesAad = (roomId: string) => `waas-room-nonces:${roomId}`;
 
 const stale = () => conflict("room_stale", "the wallet's key shares changed after this room opened: open a new one");
 
