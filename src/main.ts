@@ -105,5 +105,8 @@ function announce(rt: Runtime): void {
       rt.log.warn("could not write run.json: other terminals must be told the addresses (DATABASE_URL, ...)", { error: String(err) }),
     );
   }
-  void published.then(() => console.log(startBanner(config, rt, mode).join("\n")));
+  // A production role logging JSON (the image, a process manager) says it once as a log line: a banner of
+  // loose text lines would be as many unparsable records to a log collector.
+  if (mode !== "dev" && config.logFormat === "json") rt.log.info("ready", { role: mode, port: rt.port, workerPort: rt.workerPort, publicUrl: config.publicUrl });
+  else void published.then(() => console.log(startBanner(config, rt, mode).join("\n")));
 }

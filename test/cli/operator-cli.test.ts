@@ -4,7 +4,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Configuration, SDKApi } from "@dynamic-labs/sdk-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_WEBHOOK_SETTINGS } from "../../src/config.js";
 import { insertEvent } from "../../src/db/repositories/events.js";
@@ -16,6 +15,7 @@ import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
 import { waitFor } from "../support/poll.js";
 import { Receiver } from "../support/receiver.js";
+import { sdkFor, statusOf } from "../support/sdk-client.js";
 import { signInAs } from "../support/sessions.js";
 import { testEnv } from "../setup/env.js";
 
@@ -208,18 +208,8 @@ describe("sigil tokens", () => {
   });
 });
 
-const sdk = (jwt: string) => new SDKApi(new Configuration({ basePath: `${app.baseUrl}/api/v0`, accessToken: jwt, headers: { Authorization: `Bearer ${jwt}` } }));
+const sdk = (jwt: string) => sdkFor(app.baseUrl, jwt);
 
-async function statusOf(p: Promise<unknown>): Promise<number> {
-  try {
-    await p;
-    return 200;
-  } catch (err) {
-    const status = (err as { status?: unknown }).status;
-    if (typeof status === "number") return status;
-    throw err;
-  }
-}
 
 describe("sigil users and sessions", () => {
   it("finds a user by e-mail or id, and revokes all of its sessions through the domain", async () => {

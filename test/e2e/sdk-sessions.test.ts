@@ -8,6 +8,7 @@ import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
 import { startSecondApi } from "../support/second-api.js";
+import { statusOf } from "../support/sdk-client.js";
 import { signInAs } from "../support/sessions.js";
 
 let app: TestApp;
@@ -30,17 +31,6 @@ afterAll(async () => {
 const sdk = (jwt?: string, baseUrl = app.baseUrl) =>
   new SDKApi(new Configuration({ basePath: `${baseUrl}/api/v0`, ...(jwt ? { accessToken: jwt, headers: { Authorization: `Bearer ${jwt}` } } : {}) }));
 
-/** The HTTP status the client saw (on a non-2xx answer it throws the fetch Response itself). */
-async function statusOf(p: Promise<unknown>): Promise<number> {
-  try {
-    await p;
-    return 200;
-  } catch (err) {
-    const status = (err as { status?: unknown }).status;
-    if (typeof status === "number") return status;
-    throw err;
-  }
-}
 
 const check = (jwt: string, environmentId = t.environmentId, baseUrl = app.baseUrl) => statusOf(sdk(jwt, baseUrl).sessionCheck({ environmentId }));
 

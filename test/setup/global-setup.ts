@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { Connection } from "@temporalio/client";
 import { fileURLToPath } from "node:url";
@@ -7,6 +7,7 @@ import { findFreePort } from "../../src/infra/ports.js";
 import { startTemporalDevServer } from "../../src/infra/temporal-dev-server.js";
 import { registerSearchAttributes } from "../../src/temporal/search-attributes.js";
 import "./provided-context.js";
+import { missingDeployTools } from "../deploy/deploy-tools.js";
 import { startTestRedis } from "./redis-server.js";
 import { createTemplateDatabase, createTestDatabase, dropRunDatabases, startTestPostgres } from "./test-database.js";
 
@@ -23,6 +24,7 @@ import { createTemplateDatabase, createTestDatabase, dropRunDatabases, startTest
 type Stop = () => Promise<void>;
 
 const installRedisScript = fileURLToPath(new URL("../../scripts/install-redis.sh", import.meta.url));
+const installDeployToolsScript = fileURLToPath(new URL("../../scripts/install-deploy-tools.sh", import.meta.url));
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const workflowBundleModule = fileURLToPath(new URL("../support/workflow-bundle.ts", import.meta.url));
 const execFileAsync = promisify(execFile);
@@ -121,9 +123,39 @@ async function provideWorkflowBundle(): Promise<{ stop: Stop }> {
   return { stop: async () => undefined };
 }
 
+/**
+ * The deployment checks' tools (test/deploy: helm, kubeconform and its schemas, hadolint), installed into
+ * .tools by scripts/install-deploy-tools.sh when missing: about 3 minutes the first time on a new machine
+ * (helm is built with Go), its progress on stderr; then they are found there.
+ */
+async function provideDeployTools(): Promise<{ stop: Stop }> {
+  const missing = missingDeployTools();
+  if (missing.length) {
+    say(`deploy tools: installing ${missing.join(", ")} (scripts/install-deploy-tools.sh; about 3 minutes the first time)`);
+    const started = Date.now();
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn("bash", [installDeployToolsScript], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+      const tail: string[] = [];
+      const relay = (chunk: Buffer) => {
+        for (const line of chunk.toString().split("\n").filter(Boolean)) {
+          say(`deploy tools: ${line}`);
+          tail.push(line);
+          if (tail.length > 20) tail.shift();
+        }
+      };
+      child.stdout.on("data", relay);
+      child.stderr.on("data", relay);
+      child.once("error", reject);
+      child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`scripts/install-deploy-tools.sh failed (exit ${code}):\n${tail.join("\n")}`))));
+    });
+    say(`deploy tools: installed (${Math.round((Date.now() - started) / 1000)} s)`);
+  }
+  return { stop: async () => undefined };
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // In parallel: the embedded Postgres and the Temporal dev server each take seconds to start.
-  const results = await Promise.allSettled([provideDatabase(), provideRedis(), provideTemporal(), provideWorkflowBundle()]);
+  const results = await Promise.allSettled([provideDatabase(), provideRedis(), provideTemporal(), provideWorkflowBundle(), provideDeployTools()]);
   const started = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
   const teardown = async () => {
     const stops = await Promise.allSettled(started.map((s) => s.stop()));

@@ -13,9 +13,6 @@ export const unitDirs = ["test/adapters", "test/architecture", "test/crypto", "t
 /** Unit test files in directories that also hold integration tests. */
 export const unitFiles = [
   "test/compat/conform.test.ts",
-  // helm, kubeconform and hadolint on the deployment files: no servers.
-  "test/deploy/chart.test.ts",
-  "test/deploy/dockerfile.test.ts",
   "test/domain/mfa/factors.test.ts",
   "test/domain/sessions/config.test.ts",
   "test/domain/sign-in/state-entropy.test.ts",

@@ -20,3 +20,15 @@ export async function refused(p: Promise<unknown>): Promise<{ status: number; bo
   }
   throw new Error("the call succeeded");
 }
+
+/** The HTTP status the client saw: 200 when the call succeeded (on a non-2xx it throws the fetch Response). */
+export async function statusOf(p: Promise<unknown>): Promise<number> {
+  try {
+    await p;
+    return 200;
+  } catch (err) {
+    const status = (err as { status?: unknown }).status;
+    if (typeof status === "number") return status;
+    throw err;
+  }
+}
