@@ -42,7 +42,7 @@ export function endUserAccess(env: PublicEnvironment, userId: string, requestId:
 export async function sign(
   deps: Pick<Deps, "sessionKeys">,
   user: SignedInUserRecord,
-  session: { sessionId: string; expiresAt: number; scope: string; refreshId: string | undefined },
+  session: { sessionId: string; issuedAt?: number; expiresAt: number; scope: string; refreshId: string | undefined },
   collected: Set<string>,
 ): Promise<SessionTokens> {
   const environmentId = user.user.environmentId;
@@ -58,6 +58,8 @@ export async function sign(
 /** A session a sign-in is about to open: its row, and the profile fields its tokens carry once it is stored. */
 export interface SessionToOpen {
   row: NewSessionRow;
+  /** Unix seconds the tokens' lifetime counts from: their `iat`. */
+  issuedAt: number;
   collected: Set<string>;
 }
 
@@ -74,8 +76,10 @@ export function sessionToOpen(
   opts: { secondFactorPending: boolean; firstFactor: { kind: string; id: string | null } },
 ): SessionToOpen {
   // A token never outlives the session's absolute end (refresh.ts), even with a longer JWT lifetime.
-  const expiresAt = Math.floor(Date.now() / 1000) + Math.min(policy.lifetimeSeconds, deps.config.sessionMaxAgeSeconds);
+  const issuedAt = Math.floor(Date.now() / 1000);
+  const expiresAt = issuedAt + Math.min(policy.lifetimeSeconds, deps.config.sessionMaxAgeSeconds);
   return {
+    issuedAt,
     row: {
       id: randomUUID(),
       ipAddress: meta.ipAddress,
@@ -93,7 +97,7 @@ export function sessionToOpen(
 /** The first tokens of a session sessionToOpen made, once it is stored. */
 export function signOpenedSession(deps: Pick<Deps, "sessionKeys">, user: SignedInUserRecord, s: SessionToOpen): Promise<SessionTokens> {
   const { row } = s;
-  return sign(deps, user, { sessionId: row.id, expiresAt: Math.floor(row.expiresAt.getTime() / 1000), scope: row.scope, refreshId: row.refreshId }, s.collected);
+  return sign(deps, user, { sessionId: row.id, issuedAt: s.issuedAt, expiresAt: Math.floor(row.expiresAt.getTime() / 1000), scope: row.scope, refreshId: row.refreshId }, s.collected);
 }
 
 /**

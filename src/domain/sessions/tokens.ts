@@ -48,17 +48,19 @@ const unauthenticated = (message: string) => new DomainError("unauthenticated", 
 
 /**
  * Signs a session's full token (with the user's verified credentials and profile) and its minified twin
- * (identity and scope only, for headers where size matters). Both expire at `expiresAt` (unix seconds).
+ * (identity and scope only, for headers where size matters). Both expire at `expiresAt` (unix seconds) and
+ * were issued at `issuedAt`, the second the lifetime was counted from (a sign-in's session is stored between
+ * the two, and a second may pass: `exp - iat` is then still the environment's lifetime); now when absent.
  */
 export async function signSessionTokens(
   keyring: Keyring,
-  session: Omit<SessionClaims, "issuedAt">,
+  session: Omit<SessionClaims, "issuedAt"> & { issuedAt?: number },
   content: TokenContent,
 ): Promise<{ jwt: string; minifiedJwt: string }> {
   const key = await keyring.signingKey(session.environmentId);
   const base = { sid: session.sessionId, environment_id: session.environmentId, scope: content.scope, ...(session.refreshId ? { refresh_id: session.refreshId } : {}) };
   const header = { alg: key.alg, kid: key.kid, typ: "JWT" } as const;
-  const registered = { iss: issuerOf(session.environmentId), sub: session.userId, iat: Math.floor(Date.now() / 1000), exp: session.expiresAt };
+  const registered = { iss: issuerOf(session.environmentId), sub: session.userId, iat: session.issuedAt ?? Math.floor(Date.now() / 1000), exp: session.expiresAt };
   const sign = (claims: Record<string, unknown>) => signCompactJws(header, { ...claims, ...registered }, key.key);
   const [jwt, minifiedJwt] = await Promise.all([sign({ ...content.profile, ...base, verified_credentials: content.verifiedCredentials }), sign(base)]);
   return { jwt, minifiedJwt };
