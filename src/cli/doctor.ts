@@ -11,6 +11,8 @@ import { SEARCH_ATTRIBUTES } from "../workflows/search-attributes.js";
 import { parseCommand } from "./args.js";
 import { printResult, usageError } from "./output.js";
 import { CONNECT_TIMEOUT_MS } from "./services.js";
+import { withTimeout } from "../infra/timeout.js";
+import { temporalTarget } from "./services.js";
 
 export const DOCTOR_USAGE = `usage: sigil doctor [--role dev|production] [--json]
 
@@ -42,14 +44,6 @@ function redact(url: string): string {
   } catch {
     return url;
   }
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 function configurationChecks(env: NodeJS.ProcessEnv, role: Role): { checks: Check[]; config?: Config } {
@@ -155,7 +149,7 @@ async function redisCheck(config: Config, role: Role): Promise<Check> {
   try {
     const store = await createStore(url, { connectTimeoutMs: CONNECT_TIMEOUT_MS });
     try {
-      if (!(await withTimeout(store.ping(), CONNECT_TIMEOUT_MS, "Redis"))) throw new Error("PING failed");
+      if (!(await withTimeout(store.ping(), CONNECT_TIMEOUT_MS, "Redis did not answer"))) throw new Error("PING failed");
     } finally {
       await store.close();
     }
@@ -166,11 +160,10 @@ async function redisCheck(config: Config, role: Role): Promise<Check> {
 }
 
 async function temporalChecks(config: Config): Promise<Check[]> {
-  const dev = config.temporalAddress ? undefined : runningDev(config);
-  const address = config.temporalAddress ?? dev?.temporalAddress;
-  const namespace = dev && !process.env.TEMPORAL_NAMESPACE ? dev.temporalNamespace : config.temporalNamespace;
-  if (!address)
+  const target = temporalTarget(config);
+  if (!target)
     return [{ name: "temporal", status: "warn", detail: `no TEMPORAL_ADDRESS and no running \`npm start\` on ${config.dataDir}`, fix: "set TEMPORAL_ADDRESS, or start Sigil (npm start), which runs the Temporal dev server" }];
+  const { address, namespace } = target;
   let connection: Connection;
   try {
     connection = await Connection.connect({ address, connectTimeout: CONNECT_TIMEOUT_MS });

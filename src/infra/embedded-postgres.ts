@@ -8,6 +8,7 @@ import { assertPortFree } from "./ports.js";
 import { adoptOwnPassword, newClusterPassword, passwordBeforeAdoption, storedPassword } from "./embedded-postgres-password.js";
 import { clearStalePostmasterPid } from "./postmaster-pid.js";
 import { decisiveLine, reasonOf, StartFailure } from "./start-failure.js";
+import { withTimeout } from "./timeout.js";
 
 /** Process events that embedded-postgres's exit hook (the async-exit-hook package) listens to. Its 'exit' handler
  * calls the async shutdown without a callback and throws, so it goes too. */
@@ -102,14 +103,6 @@ const startRemedy =
 
 /** Recovery after a crash replays WAL, which can take a while on a slow disk; a hang should still end. */
 const startTimeoutMs = 120_000;
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 /**
  * embedded-postgres's stop() waits for an 'exit' event, which never comes when postgres already died on its

@@ -165,16 +165,10 @@ export async function attemptDelivery(
  * caller holds the request slots (endpoint and environment) for the whole call. A success is two round
  * trips to Postgres; a failure takes the transaction below.
  */
-export async function sendAttempt(
-  deps: DeliveryDeps,
-  endpoint: AttemptEndpoint,
-  message: { id: string; payload: Record<string, unknown> },
-  input: { redelivery: number; attempt: number; nextDelayMs: number | null },
-  client: PinnedClient,
-  signal?: AbortSignal,
-): Promise<SendOutcome> {
+export async function sendAttempt(...args: Parameters<typeof sendAndRecord>): Promise<SendOutcome> {
+  const deps = args[0];
   try {
-    const r = await sendAndRecord(deps, endpoint, message, input, client, signal);
+    const r = await sendAndRecord(...args);
     // `changed`: nothing was sent, the caller reads again.
     if (r.outcome !== "changed") deps.observer?.webhookAttempt(r.outcome === "busy" ? "error" : r.outcome);
     return r;
