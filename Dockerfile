@@ -13,19 +13,26 @@
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# --- build: every dependency, the generated protobuf code (npm ci runs `prepare`: buf generate) -------------
+# --- build: every dependency, the generated code (protobuf-es and the OpenAPI document: npm run gen) --------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 # The dependency layer only changes with the lock file and the protos.
-COPY package.json package-lock.json buf.yaml buf.gen.yaml ./
+COPY package.json package-lock.json buf.yaml buf.gen.yaml buf.gen.openapi.yaml ./
 COPY proto ./proto
-RUN npm ci --no-audit --no-fund && npm cache clean --force
+# The dependencies' install scripts run (npm rebuild); ours (`prepare`: npm run gen) waits for the sources,
+# because the OpenAPI document's generator reads the protos through src/ (scripts/protoc-gen-openapi.ts).
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild && npm cache clean --force
 COPY tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
-# Only what runs in production stays: tsx (the TypeScript loader of bin/sigil.js) and the Temporal worker's
+COPY scripts/protoc-gen-openapi.ts ./scripts/protoc-gen-openapi.ts
+COPY docs/spec/operations.md ./docs/spec/operations.md
+# The demo page (/demo): demo/ bundled for the browser into demo/dist by esbuild, which tsx brings along.
+COPY demo ./demo
+COPY scripts/build-demo.ts ./scripts/build-demo.ts
+# Then only what runs in production stays: tsx (the TypeScript loader of bin/sigil.js) and the Temporal worker's
 # bundler (webpack, swc) are production dependencies; buf, vitest, typescript and the like are not.
-RUN npm prune --omit=dev --no-audit --no-fund
+RUN npm run gen && npm run build:demo && npm prune --omit=dev --no-audit --no-fund
 
 # --- runtime ----------------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
@@ -44,6 +51,7 @@ COPY --from=build /app/package.json /app/tsconfig.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/src ./src
+COPY --from=build /app/demo/dist ./demo/dist
 RUN mkdir -p /var/lib/sigil && chown 1000:1000 /var/lib/sigil
 # The base image's `node` user, by number so that orchestrators can check it is not root.
 USER 1000:1000

@@ -1,7 +1,7 @@
 /**
- * `npm run -s dev:device -- <command>`: plays the user's device for WaaS wallets by hand (README, "Threshold
- * wallets"), as the tests' device does (test/support/waas-device.ts): it makes the device's keygen keys,
- * keeps its key shares sealed under a passcode in a local file, and posts its part into a room. The
+ * `npm run -s dev:device -- <command>`: plays the user's device for WaaS wallets by hand
+ * (docs/guide/threshold-wallets.md), as the tests' device does (test/support/waas-device.ts): it makes the
+ * device's keygen keys, keeps its key shares sealed under a passcode in a local file, and posts its part into a room. The
  * operations themselves are the published client's, called with curl.
  *
  *   SIGIL_ENV (environment id)  SIGIL_JWT (the user's session JWT)

@@ -1,7 +1,7 @@
 /**
  * `npm run dev:oidc -- <environmentId> [sigilUrl]`: a local OpenID Provider (oidc-provider, certified) on
- * http://127.0.0.1:9090 for trying OpenID Connect sign-in by hand (README, "Sign in with an OpenID Connect
- * provider"). It registers one client whose redirect URI is the environment's Sigil callback, accepts any
+ * http://127.0.0.1:9090 for trying OpenID Connect sign-in by hand (docs/guide/oauth-oidc.md, with
+ * the environment's oidc provider). It registers one client whose redirect URI is the environment's Sigil callback, accepts any
  * login and password on its own login page (the account id is the login; e-mail <login>@example.test,
  * verified), and prints the client id and secret to configure the environment's oidc provider with.
  * A sandbox environment may use this plain-http loopback issuer; a live one only accepts https issuers.

@@ -34,7 +34,7 @@ Operating a deployment (each takes --json; sigil <command> --help for its flags)
                                           an environment's failed or stuck workflows
   keys ...                                rotate the sealing keys and the environments' signing keys
 
-Settings come from the environment (DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS, PORT, ...; see README). A
+Settings come from the environment (DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS, PORT, ...; see docs/configuration.md). A
 running \`npm start\` is found through <data dir>/run.json (SIGIL_DATA_DIR, default ./data): nothing to export.
 Exit codes: 0 done, 1 failed (a check, a dependency, an unknown id), 2 bad command line.`;
 

@@ -23,8 +23,10 @@ function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings | undefined {
 }
 
 /**
- * Every setting of Sigil, read from the environment once and validated. Nothing else reads process.env.
- * Unset external addresses (DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS) select the embedded defaults.
+ * Every setting of Sigil, read from the environment once and validated. Unset external addresses
+ * (DATABASE_URL, REDIS_URL, TEMPORAL_ADDRESS) select the embedded defaults. What each variable means, its
+ * values and its default are in src/config-reference.ts, which docs/configuration.md is generated from; a
+ * variable read here and missing there fails test/architecture/config-reference.test.ts.
  */
 export interface Config {
   host: string;
@@ -117,6 +119,34 @@ export interface Config {
   chains: ChainSettings;
   /** The price source and the on-ramp / off-ramp provider (src/adapters/price-source.ts, ramp-provider.ts). */
   ramps: RampSettings;
+  /** An error an RPC answers that its proto does not declare (src/rpc/undeclared-errors.ts). */
+  undeclaredErrors?: UndeclaredErrorSettings;
+}
+
+/**
+ * Every error code an RPC answers is declared on it (sigil.options.v0.method errors, plus what its rules
+ * imply: src/rpc/declared-errors.ts), so that the published contract is the code's. An undeclared one is a
+ * defect of the declaration, found by the tests rather than by a client.
+ */
+export interface UndeclaredErrorSettings {
+  /**
+   * SIGIL_UNDECLARED_ERRORS: `warn` (default; production) answers the error as thrown and logs a warning
+   * once per RPC and code; `enforce` (what the test run sets) answers 500 undeclared_error instead, naming the
+   * code, status and RPC, so the test that reached it fails.
+   */
+  enforce: boolean;
+  /**
+   * SIGIL_UNDECLARED_ERRORS_LOG (default unset): a file each undeclared (RPC, code, status) is appended to as
+   * a JSON line, once per process, in either mode: the test run fails when it has any, and
+   * `npm run errors:declare` writes a recorded run's lines into the protos.
+   */
+  logFile?: string;
+}
+
+export function undeclaredErrorSettings(env: NodeJS.ProcessEnv = process.env): UndeclaredErrorSettings {
+  const mode = env.SIGIL_UNDECLARED_ERRORS || "warn";
+  if (mode !== "warn" && mode !== "enforce") throw new Error(`SIGIL_UNDECLARED_ERRORS ${mode} is unknown: expected warn or enforce`);
+  return { enforce: mode === "enforce", ...(env.SIGIL_UNDECLARED_ERRORS_LOG ? { logFile: env.SIGIL_UNDECLARED_ERRORS_LOG } : {}) };
 }
 
 export interface ReconcilerSettings {
@@ -440,6 +470,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     chains: chainSettings(env),
     ramps: rampSettings(env),
+    undeclaredErrors: undeclaredErrorSettings(env),
   };
   config.webhooks.protectedPorts = ownPorts(config);
   return config;

@@ -111,6 +111,13 @@ export const kindToHttpStatus: Record<ErrorKind, number> = {
   internal: 500,
 };
 
+/**
+ * 500 answered, when declarations are enforced (the test run), for an error the RPC does not declare
+ * (src/rpc/undeclared-errors.ts). Unlike other 500s its body names the code, status and RPC: it exists to
+ * say what to declare.
+ */
+export const UNDECLARED_ERROR = "undeclared_error";
+
 /** Response metadata keys that carry the domain error across the RPC boundary to the gateway. */
 export const ERROR_KIND_HEADER = "sigil-error-kind";
 export const ERROR_CODE_HEADER = "sigil-error-code";

@@ -6,7 +6,7 @@
  * replica count rate limits and nonces on its own. So these roles refuse to start without them, naming
  * every missing setting at once.
  */
-const REQUIRED: { name: string; why: string }[] = [
+export const PRODUCTION_REQUIRED: { name: string; why: string }[] = [
   { name: "DATABASE_URL", why: "every process must use the same Postgres" },
   { name: "REDIS_URL", why: "rate limits, nonces and caches must be shared between processes" },
   { name: "TEMPORAL_ADDRESS", why: "api and worker must reach the same Temporal cluster" },
@@ -15,5 +15,5 @@ const REQUIRED: { name: string; why: string }[] = [
 ];
 
 export function missingProductionSettings(env: NodeJS.ProcessEnv): string[] {
-  return REQUIRED.filter(({ name }) => !env[name]).map(({ name, why }) => `${name} (${why})`);
+  return PRODUCTION_REQUIRED.filter(({ name }) => !env[name]).map(({ name, why }) => `${name} (${why})`);
 }

@@ -269,7 +269,7 @@ export async function startRuntime(config: Config, roles: { api: boolean; worker
  * file when it dies (the client and the worker reconnect). Its stop and retire join the runtime's.
  */
 /**
- * The dev server picks free ports for its internal services and binds them a moment later; another process
+ * The dev server picks free ports for its internal services and binds them a moment after; another process
  * can take one in between, and the server then dies while starting (seen when many start at once). Such a
  * death is retried twice; a timeout or a taken frontend port is not (a retry would only repeat it).
  */

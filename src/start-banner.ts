@@ -57,6 +57,7 @@ export function startBanner(config: Config, rt: StartedRuntime, mode: "dev" | "a
   if (rt.port !== undefined) {
     lines.push(`Sigil is running: http://localhost:${rt.port}  (REST under /api/v0, gRPC and Connect on the same port)`);
     lines.push(`Health:       http://localhost:${rt.port}/healthz  (probes /livez and /readyz, metrics /metrics)`);
+    lines.push(`API docs:     http://localhost:${rt.port}/docs  (the OpenAPI document: /openapi.json)`);
   }
   if (rt.workerPort !== undefined) lines.push(`Worker:       http://localhost:${rt.workerPort}/metrics  (probes /livez and /readyz; SIGIL_WORKER_PORT)`);
   const runFile = mode === "dev" && rt.port !== undefined ? `  (other terminals find this service through ${runStatePath(config.dataDir)})` : "";
@@ -70,6 +71,8 @@ export function startBanner(config: Config, rt: StartedRuntime, mode: "dev" | "a
   lines.push(`Mail:         ${smtpUrl ? `SMTP ${hostPort(smtpUrl, smtpUrl.startsWith("smtps:") ? 465 : 587)} (SIGIL_SMTP_URL)` : `dev mailbox ${devMailboxDir(config.dataDir)} (SIGIL_SMTP_URL unset)`}`);
   lines.push(`SMS:          ${smsApiUrl ? `gateway ${new URL(smsApiUrl).origin} (SIGIL_SMS_API_URL)` : `dev outbox ${devSmsOutboxDir(config.dataDir)} (SIGIL_SMS_API_URL unset)`}`);
   if (mode === "dev") lines.push("Create a tenant and an API token: npx sigil bootstrap --json");
+  if (mode === "dev" && rt.port !== undefined)
+    lines.push(`Demo app:     http://localhost:${rt.port}/demo/?environmentId=<environmentId of the bootstrap>  (sign-ins, TOTP, a threshold wallet)`);
   lines.push("");
   return lines;
 }

@@ -36,7 +36,7 @@ function stopper(child: ChildProcess) {
 }
 
 /**
- * The V8 setting Sigil's processes run with (package.json `start`, README "Production"): a young generation
+ * The V8 setting Sigil's processes run with (package.json `start`, docs/guide/production.md): a young generation
  * of 64 MiB, so a page of 100 users' short-lived objects die young. The baselines run with it too, so both
  * sides of a ratio have the same runtime.
  */

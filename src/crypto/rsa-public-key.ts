@@ -16,7 +16,7 @@ export interface ParsedRsaPublicKey {
 }
 
 const MIN_MODULUS_BITS = 2048;
-// Bounds the cost of every later encryption to the key; no real deployment uses more.
+// Bounds the cost of every encryption to the key; no real deployment uses more.
 const MAX_MODULUS_BITS = 16384;
 // A 16384-bit key is ~3 KB of PEM or JWK; anything far larger is not a key and not worth parsing.
 const MAX_INPUT_CHARS = 16 * 1024;

@@ -54,7 +54,7 @@ export function createSealer(keys: SealingKey[]): Sealer {
     if (!KEY_ID_SHAPE.test(id)) throw new Error(`createSealer: invalid key id ${JSON.stringify(id)}`);
     if (key.length !== KEY_BYTES) throw new Error(`createSealer: key ${id} must be ${KEY_BYTES} bytes`);
     if (byId.has(id)) throw new Error(`createSealer: duplicate key id ${id}`);
-    // A KeyObject copies the material, so later mutation of the caller's Buffer cannot change our key.
+    // A KeyObject copies the material, so a mutation of the caller's Buffer afterwards cannot change our key.
     byId.set(id, createSecretKey(Buffer.from(key)));
   }
   const currentId = keys[0].id;

@@ -5,6 +5,7 @@ import {
   ERROR_KIND_HEADER,
   ERROR_PAYLOAD_HEADER,
   kindToHttpStatus,
+  UNDECLARED_ERROR,
   type ErrorKind,
 } from "../errors.js";
 
@@ -69,9 +70,11 @@ export function toHttpError(err: unknown): HttpError {
   if (requestId !== null) headers["x-request-id"] = requestId;
 
   const status = statusOf(err);
-  // 501 and 503 (a dependency down: the interceptor's `unavailable` errors) carry their own body; any
-  // other 5xx is an internal error whose detail stays in the logs.
-  if (status >= 500 && status !== 501 && status !== 503) return { ...internal(), headers };
+  // 501 and 503 (a dependency down: the interceptor's `unavailable` errors) carry their own body, and so does
+  // an undeclared error under enforcement (the test run: it says what to declare); any other 5xx is an
+  // internal error whose detail stays in the logs.
+  const shown = status === 501 || status === 503 || err.metadata.get(ERROR_CODE_HEADER) === UNDECLARED_ERROR;
+  if (status >= 500 && !shown) return { ...internal(), headers };
   const body: ErrorBody = {
     error: err.rawMessage,
     code: err.metadata.get(ERROR_CODE_HEADER) ?? codeToString(err.code),

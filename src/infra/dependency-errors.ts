@@ -2,7 +2,7 @@ import { DomainError, unavailable, type Dependency } from "../errors.js";
 
 /**
  * The one place that decides whether an error thrown while serving a request means "a dependency is down"
- * (answered 503 + Retry-After / UNAVAILABLE, retry later) rather than a bug (500). Only connection-level
+ * (answered 503 + Retry-After / UNAVAILABLE, so the client retries) rather than a bug (500). Only connection-level
  * failures count: a query or workflow that failed on its own merits stays an internal error.
  * Duck-typed on the drivers' error shapes so that neither pg nor Temporal is imported here.
  */

@@ -40,7 +40,7 @@ export async function writeRunState(state: RunState): Promise<void> {
   await writeFileAtomic(runStatePath(state.dataDir), `${JSON.stringify(state, null, 2)}\n`);
 }
 
-/** Removes run.json if it is still this process's (a later start on the same data dir may have replaced it). */
+/** Removes run.json if it is still this process's (a newer start on the same data dir may have replaced it). */
 export async function removeRunState(dataDir: string, pid = process.pid): Promise<void> {
   const found = readRunState(dataDir);
   if (found && found.pid === pid) await rm(runStatePath(dataDir), { force: true });

@@ -5,7 +5,7 @@
  * before when it answers undefined.
  *
  * The tracer provider is the process's (OpenTelemetry's API is process-global): the first runtime that asks
- * starts it, later ones share it, and it is shut down (its last spans flushed) when the last one stops.
+ * starts it, the next ones share it, and it is shut down (its last spans flushed) when the last one stops.
  *
  * The standard OTEL_* variables apply: OTEL_SERVICE_NAME (default "sigil"), OTEL_RESOURCE_ATTRIBUTES,
  * OTEL_EXPORTER_OTLP_HEADERS / _TIMEOUT, OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_*; the SDK reads them itself.
@@ -39,7 +39,7 @@ export function activeTracing(): Tracing | undefined {
 
 /**
  * Starts the process's tracing (or joins it when a runtime of this process already did); the returned stop
- * leaves it to the last user, which flushes, shuts it down and unregisters it (a later start starts afresh).
+ * leaves it to the last user, which flushes, shuts it down and unregisters it (a start after that starts afresh).
  */
 export async function startTracing(settings: TracingSettings): Promise<() => Promise<void>> {
   // The SDK's modules are loaded only here: a process that does not trace never loads them.

@@ -30,7 +30,7 @@ function answer(addresses: readonly ResolvedAddress[], options: LookupOptions, c
 /**
  * The lookup of every new connection: resolves the URL's host and checks each address against the destination
  * policy right then (resolveDestination), and answers only the allowed ones, so the socket connects to one of
- * exactly the addresses just checked, whatever the name answers later (DNS rebinding cannot slip through). A
+ * exactly the addresses just checked, whatever the name answers next (DNS rebinding cannot slip through). A
  * kept-alive connection stays on the address it was checked for; the next new one is checked again.
  */
 function checkedLookup(url: string, rules: DestinationRules) {

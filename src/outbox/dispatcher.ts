@@ -45,7 +45,7 @@ const BATCH = 200;
 /**
  * Notifications within this window after the first share one pass: under a few hundred sign-ins a second a
  * pass per event cost the worker more in its statements (claim, subscriptions, names, mark) than the events
- * did; gathered, a pass takes what 25 ms brought. Webhooks go out at most that much later.
+ * did; gathered, a pass takes what 25 ms brought. Webhooks go out at most that much after their event.
  */
 const GATHER_MS = 25;
 /** Endpoints whose unseen messages the sweep wakes per pass at most. */

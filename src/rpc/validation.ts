@@ -28,16 +28,21 @@ function isHttpUrl(s: string): boolean {
   }
 }
 
-function checkString(path: string, value: string, f: DescField, out: Violation[]) {
+/**
+ * `item`: the string is an item of a list. An empty scalar field is a field not set (proto3), so its rules
+ * are skipped; an empty item is a value the caller sent, held to every rule (a "" in a list of UUIDs must
+ * not reach Postgres as a uuid).
+ */
+function checkString(path: string, value: string, f: DescField, out: Violation[], item = false) {
   const r = fieldRules(f);
   if (!r) return;
   const length = [...value].length;
-  if (r.required && value === "") return void out.push({ field: path, message: "is required" });
+  if (r.required && value === "" && !item) return void out.push({ field: path, message: "is required" });
   // An optional field sent empty is a value (e.g. "clear the label"), except where only named values are
   // allowed: there an empty one would reach the database as a value no CHECK accepts.
-  if (value === "" && r.allowed.length && f.presence === FeatureSet_FieldPresence.EXPLICIT)
+  if (value === "" && !item && r.allowed.length && f.presence === FeatureSet_FieldPresence.EXPLICIT)
     return void out.push({ field: path, message: `must be one of: ${r.allowed.join(", ")}` });
-  if (value === "") return;
+  if (value === "" && !item) return;
   if (r.uuid && !UUID.test(value)) out.push({ field: path, message: "must be a 36-character lowercase UUID" });
   if (r.minLen && length < r.minLen) out.push({ field: path, message: `must be at least ${r.minLen} characters` });
   if (r.maxLen && length > r.maxLen) out.push({ field: path, message: `must be at most ${r.maxLen} characters` });
@@ -75,7 +80,7 @@ function checkListValue(path: string, list: ListValue, f: DescField, rules: Fiel
   if (rules.maxItems && items.length > rules.maxItems) out.push({ field: path, message: `must have at most ${rules.maxItems} items` });
   if (!rules.stringItems) return;
   items.forEach((item, i) => {
-    if (item.kind.case === "stringValue") checkString(`${path}[${i}]`, item.kind.value, f, out);
+    if (item.kind.case === "stringValue") checkString(`${path}[${i}]`, item.kind.value, f, out, true);
     else out.push({ field: `${path}[${i}]`, message: "must be a string" });
   });
 }
@@ -96,7 +101,7 @@ export function validateMessage(schema: DescMessage, message: Record<string, unk
       if (rules?.maxItems && items.length > rules.maxItems) out.push({ field: path, message: `must have at most ${rules.maxItems} items` });
       if (rules?.required && items.length === 0) out.push({ field: path, message: "is required" });
       items.forEach((item, i) => {
-        if (f.listKind === "scalar" && typeof item === "string") checkString(`${path}[${i}]`, item, f, out);
+        if (f.listKind === "scalar" && typeof item === "string") checkString(`${path}[${i}]`, item, f, out, true);
         if (f.listKind === "message") out.push(...validateMessage(f.message, item as Record<string, unknown>, `${path}[${i}].`));
       });
     } else if (f.fieldKind === "message") {

@@ -21,6 +21,8 @@ import { activeTracing } from "../infra/tracing.js";
 import { createProcessMetrics, type ProcessMetrics } from "../observability/metrics/process-metrics.js";
 import { scrapeMetrics } from "../observability/metrics/scrape.js";
 import { OPERATOR_PATHS, runChecks, serveOperatorPath, type ReadinessCheck } from "./probes.js";
+import { DEMO_METHODS, createDemoFiles, isDemoPath } from "./demo.js";
+import { API_DOCS_METHODS, createApiDocs, isApiDocsPath } from "./api-docs.js";
 
 export type { ReadinessCheck } from "./probes.js";
 
@@ -74,6 +76,9 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
     metrics: () => scrapeMetrics(metrics, deps),
   };
 
+  const serveDemo = createDemoFiles();
+  const serveApiDocs = createApiDocs();
+
   const fallback = (req: Req, res: Res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (path === "/healthz" && req.method === "GET") {
@@ -84,6 +89,8 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
       return;
     }
     if (serveOperatorPath(operator, path, req, res)) return;
+    if (serveDemo(path, req, res)) return;
+    if (serveApiDocs(path, req, res)) return;
     gateway(req, res);
   };
 
@@ -98,6 +105,8 @@ export function createApiHandler(deps: Deps, readiness: readonly ReadinessCheck[
   const allowedMethods = (path: string) => {
     if (rpcPaths.has(path)) return ["POST", "GET"];
     if (path === "/healthz" || OPERATOR_PATHS.has(path)) return ["GET"];
+    if (isDemoPath(path)) return DEMO_METHODS;
+    if (isApiDocsPath(path)) return API_DOCS_METHODS;
     return gateway.allowedMethods(path);
   };
 

@@ -31,7 +31,7 @@ function stoppableRetries() {
     stop() {
       stopped = true;
     },
-    /** Waits (at most ms) until every retry already set has fired; false when one is due later. */
+    /** Waits (at most ms) until every retry already set has fired; false when one is due after that. */
     async settled(ms: number): Promise<boolean> {
       const wait = lastDueAt - Date.now();
       if (wait > ms) return false;
@@ -53,7 +53,7 @@ export async function connectStoppable(address: string): Promise<Connection> {
 }
 
 /**
- * Closes the client's connection once no retry can fire on it. When a retry is still due later than
+ * Closes the client's connection once no retry can fire on it. When a retry is still due past
  * `waitMs`, the connection is left open (the process is exiting; an open channel holds nothing up) rather
  * than closed under a timer that would throw.
  */
@@ -75,7 +75,7 @@ export interface EngineCalls {
   idle(ms: number): Promise<boolean>;
 }
 
-/** The error of a call cut short by the process's stop: nothing waited on it; the client retries elsewhere or later. */
+/** The error of a call cut short by the process's stop: nothing waited on it; the client retries elsewhere or once the service is back. */
 const stopping = () =>
   new DomainError("unavailable", "workflow_engine_unavailable", "workflow engine unavailable: the service is stopping, retry later", { dependency: "workflow_engine" });
 

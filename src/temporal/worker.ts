@@ -93,7 +93,7 @@ export async function createWorker(setup: WorkerSetup): Promise<{ worker: Runnab
     workflowBundle: setup.workflowBundle ?? (await cachedWorkflowBundle(workflowBundleCacheDir(setup.deps.config.dataDir), undefined, { traced: setup.deps.config.tracing !== undefined })),
     extra: {
       // A bounded shutdown (SIGTERM must end the process within 10 s): activities get 2 s to finish, then are
-      // cancelled (deliveries abort their request and are retried later); after 4 s the worker gives up waiting
+      // cancelled (deliveries abort their request and are retried on their schedule); after 4 s the worker gives up waiting
       // (what is left then is redone after the restart: workflow tasks and activities are retried).
       shutdownGraceTime: "2s",
       shutdownForceTime: "4s",

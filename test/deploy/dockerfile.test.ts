@@ -43,6 +43,34 @@ describe("the Dockerfile", () => {
     for (const entry of ["**/node_modules", "src/gen", ".git", ".tools", "data", "**/*.env", ".env", "test"]) expect(ignored).toContain(entry);
   });
 
+  it("builds the demo page in the build stage and ships only its build (demo/dist)", () => {
+    const build = dockerfile.stage("build");
+    expect(build.some((i) => i.name === "RUN" && i.args.includes("npm run build:demo"))).toBe(true);
+    expect(dockerfile.stage("runtime").filter((i) => i.name === "COPY" && i.args.includes("demo")).map((i) => i.args)).toEqual(["--from=build /app/demo/dist ./demo/dist"]);
+    // The build's own script is let into the context, the local build output is not.
+    const ignored = readFileSync(path.join(root, ".dockerignore"), "utf8").split("\n").map((l) => l.trim());
+    expect(ignored).toContain("!scripts/build-demo.ts");
+    expect(ignored).toContain("demo/dist");
+  });
+
+  it("generates the code (protobuf-es and the OpenAPI document) once the sources it reads are in", () => {
+    const build = dockerfile.stage("build");
+    // `prepare` (npm run gen) cannot run at install time: the OpenAPI generator reads the protos through src/.
+    const install = build.findIndex((i) => i.name === "RUN" && i.args.includes("npm ci"));
+    expect(build[install].args).toContain("--ignore-scripts");
+    expect(build[install].args).toContain("npm rebuild");
+    const gen = build.findIndex((i) => i.name === "RUN" && i.args.includes("npm run gen"));
+    const copies = build.filter((i) => i.name === "COPY").map((i) => i.args);
+    for (const source of ["src ./src", "scripts/protoc-gen-openapi.ts ./scripts/protoc-gen-openapi.ts", "docs/spec/operations.md ./docs/spec/operations.md"]) {
+      const at = build.findIndex((i) => i.name === "COPY" && i.args === source);
+      expect(copies, source).toContain(source);
+      expect(at).toBeLessThan(gen);
+    }
+    expect(build.find((i) => i.name === "COPY" && i.args.startsWith("package.json"))!.args).toContain("buf.gen.openapi.yaml");
+    const ignored = readFileSync(path.join(root, ".dockerignore"), "utf8").split("\n").map((l) => l.trim());
+    expect(ignored).toEqual(expect.arrayContaining(["!scripts/protoc-gen-openapi.ts", "!docs/spec/operations.md"]));
+  });
+
   it("is what compose.yaml builds and runs, with the same commands", () => {
     const compose = parse(readFileSync(path.join(root, "compose.yaml"), "utf8"), { merge: true }) as { services: Record<string, { build?: string; command?: string[] }> };
     for (const name of ["migrate", "api", "worker"]) expect(compose.services[name]!.build).toBe(".");

@@ -36,6 +36,19 @@ describe("the start-up banner", () => {
     // Not dev: no run.json, no bootstrap hint.
     expect(text).not.toContain("run.json");
     expect(text).not.toContain("bootstrap");
+    expect(text).not.toContain("/demo/");
+  });
+
+  it("in dev, points at the demo page on the API's port", () => {
+    const lines = startBanner(external, { port: 9090, databaseUrl: external.databaseUrl!, temporalAddress: "temporal.internal:7233", temporalUiUrl: undefined }, "dev");
+    expect(lines.find((l) => l.startsWith("Demo app:"))).toMatch(/^Demo app: +http:\/\/localhost:9090\/demo\/\?environmentId=/);
+  });
+
+  it("points at the API reference and its OpenAPI document wherever the API listens", () => {
+    for (const mode of ["dev", "api"] as const) {
+      const lines = startBanner(external, { port: 9090, databaseUrl: external.databaseUrl!, temporalAddress: "temporal.internal:7233", temporalUiUrl: undefined }, mode);
+      expect(lines.find((l) => l.startsWith("API docs:"))).toBe("API docs:     http://localhost:9090/docs  (the OpenAPI document: /openapi.json)");
+    }
   });
 
   it("run.json of a service listening on every interface names a loopback address", () => {

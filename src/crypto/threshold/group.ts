@@ -32,7 +32,7 @@ export interface Group {
   /**
    * Keeps a point this process has just computed as k·G (a FROST nonce commitment) as parsePoint would:
    * a multiple of the base point is in the prime-order subgroup by construction, so the subgroup check
-   * that parsing it later would make is skipped. Never for points that come from outside.
+   * that parsing it again would make is skipped. Never for points that come from outside.
    */
   rememberMultipleOfBase(hex: string): void;
   /** Compressed SEC1 (33 bytes) for secp256k1, RFC 8032 (32 bytes) for ed25519. */

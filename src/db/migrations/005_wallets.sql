@@ -2,7 +2,7 @@
 
 ALTER TABLE wallets ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now();
 -- Embedded wallets the management API pregenerated for a user (before any sign-in); the SDK claims them
--- later (claimed_at). Both null for wallets linked by their owner.
+-- for the signed-in user (claimed_at). Both null for wallets linked by their owner.
 ALTER TABLE wallets ADD COLUMN pregenerated_at timestamptz;
 ALTER TABLE wallets ADD COLUMN claimed_at timestamptz;
 ALTER TABLE wallets ADD CONSTRAINT wallets_claimed_check CHECK (claimed_at IS NULL OR pregenerated_at IS NOT NULL);

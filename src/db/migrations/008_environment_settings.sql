@@ -62,7 +62,7 @@ CREATE TABLE test_accounts (
 );
 
 -- Configured exchange rates: global reference data (no tenant), never fetched from outside. Operators
--- change them with SQL or a later migration; requests only read them.
+-- change them with SQL or a further migration; requests only read them.
 CREATE TABLE exchange_rates (
   symbol text NOT NULL,
   currency text NOT NULL,

@@ -1,5 +1,5 @@
 -- The published client reads each exchange rate as a currency: its name and whether it is fiat or crypto
--- sit beside the rate, so that a rate added later carries its own (no lookup table in code).
+-- sit beside the rate, so that a rate added afterwards carries its own (no lookup table in code).
 ALTER TABLE exchange_rates ADD COLUMN IF NOT EXISTS name text;
 ALTER TABLE exchange_rates ADD COLUMN IF NOT EXISTS type text;
 UPDATE exchange_rates SET

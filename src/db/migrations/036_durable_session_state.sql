@@ -1,6 +1,6 @@
 -- Refresh rotation: a session's tokens carry the refresh generation they belong to (refresh_id); a refresh
 -- spends it and starts the next one, so a token once used to refresh never refreshes again. refreshed_at
--- tells a concurrent refresh of one client (the same generation a moment later) from a replay much later.
+-- tells a concurrent refresh of one client (the same generation a moment after) from a replay long after.
 -- NULL for sessions opened before rotation: their tokens carry no generation and refresh once into one.
 ALTER TABLE sessions ADD COLUMN refresh_id uuid;
 ALTER TABLE sessions ADD COLUMN refreshed_at timestamptz;

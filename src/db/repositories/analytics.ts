@@ -44,7 +44,7 @@ export async function activeUsersSeries(q: Queryable, environmentId: string, r: 
 /**
  * What a session is counted by. Sessions record neither how they were opened nor a parsed platform, so:
  * - loginMethod: the user's earliest credential (wallet, email, phoneNumber or the OAuth provider), i.e.
- *   how they first proved who they are; deleted wallets still count, so the figure does not change later.
+ *   how they first proved who they are; deleted wallets still count, so the figure never changes once counted.
  * - operatingSystem: told from the user agent; order matters (iPhone agents say "like Mac OS X", Android
  *   ones "Linux"), and CrOS is matched case-sensitively as a word so that "Microsoft" is not ChromeOS.
  */

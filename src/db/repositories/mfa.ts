@@ -82,7 +82,7 @@ export async function findVerifiedTotpDevice(q: Queryable, environmentId: string
 }
 
 /**
- * Takes the time step of an accepted code, only when it is later than the last one the device accepted: of
+ * Takes the time step of an accepted code, only when it is after the last one the device accepted: of
  * two requests with one code (or a code and an older one), exactly one updates the row. The first accepted
  * code also verifies the device, and makes it the default when the user has none. False: replayed.
  */

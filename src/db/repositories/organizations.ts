@@ -31,6 +31,16 @@ export async function findOrganization(q: Queryable, organizationId: string): Pr
   return row ? toOrganization(row) : null;
 }
 
+/**
+ * Locks the organization's row for the rest of the transaction; false when it is gone. "key share" is what
+ * a change inside the organization takes (as its foreign keys would, only first); "update" is what deleting
+ * it takes. A change that locks first never meets the organization deleted under it half-way.
+ */
+export async function lockOrganization(q: Queryable, organizationId: string, strength: "key share" | "update"): Promise<boolean> {
+  const lock = strength === "update" ? "FOR UPDATE" : "FOR KEY SHARE";
+  return (await q.oneOrNone(`SELECT 1 FROM organizations WHERE id = $1 ${lock}`, [organizationId])) !== null;
+}
+
 /** The organizations an account is a member of, with its role in each (oldest membership first). */
 export async function listAccountOrganizations(q: Queryable, accountId: string, page: Page): Promise<{ organizations: OrganizationRecord[]; count: number }> {
   const rows = await q.any(

@@ -232,7 +232,7 @@ export async function finishAttempt(q: Queryable, environmentId: string, deliver
  * Takes the endpoint's row lock at the start of an attempt's outcome transaction: every writer of a webhook
  * and its messages / deliveries locks the webhook row first (delete: FOR UPDATE, then its cascade), so the
  * two cannot wait on each other in opposite orders (the "deadlock detected" of a delete racing a delivery).
- * NO KEY UPDATE is the lock the later UPDATE of the row needs anyway (never upgraded, which could deadlock
+ * NO KEY UPDATE is the lock the UPDATE of the row that follows needs anyway (never upgraded, which could deadlock
  * too). False when the endpoint is gone (deleted meanwhile, with this attempt's rows).
  */
 export async function lockWebhookForOutcome(q: Queryable, environmentId: string, webhookId: string): Promise<boolean> {

@@ -1,5 +1,7 @@
 import type { Queryable } from "../../db/db.js";
 import { insertAudit, type AuditWithEvent } from "../../db/repositories/audit.js";
+import { lockOrganization } from "../../db/repositories/organizations.js";
+import { notFound } from "../../errors.js";
 import { insertEvent } from "../../db/repositories/events.js";
 import { isEventName } from "../events/catalogue.js";
 import type { Deps } from "../deps.js";
@@ -23,13 +25,24 @@ export type RecordChange = (change: Change) => Promise<void>;
  * Runs a management change in one transaction together with its audit rows: either both are stored or
  * neither. `access` is what the tenancy interceptor (src/rpc/interceptors/tenancy.ts) resolved for the call (it names the organization,
  * the environment if any, and the actor).
+ *
+ * `lockOrganization` first locks the organization's row (404 when it is gone): the changes to an
+ * organization's own structure (its deletion, its projects and members) take it, so that one of them racing
+ * the organization's deletion waits for it and then finds nothing, instead of writing an audit row for an
+ * organization deleted meanwhile (a foreign key violation) or locking rows in the opposite order to the
+ * deletion's cascade (a deadlock). Other changes skip it: a statement more on every one of them, hot paths
+ * included, for a race with a rare deletion.
  */
 export async function audited<T>(
   deps: Pick<Deps, "db">,
   access: OrganizationAccess & { environmentId?: string },
   work: (t: Queryable, record: RecordChange) => Promise<T>,
+  opts: { lockOrganization?: "key share" | "update" } = {},
 ): Promise<T> {
-  return deps.db.tx((t) => work(t, (change) => recordChange(t, access, change)));
+  return deps.db.tx(async (t) => {
+    if (opts.lockOrganization && !(await lockOrganization(t, access.organizationId, opts.lockOrganization))) throw notFound("organization");
+    return work(t, (change) => recordChange(t, access, change));
+  });
 }
 
 /**

@@ -49,7 +49,7 @@ export async function updateEnvironmentSettings(
       after: { settings: merged },
     });
     return view(after);
-  }).finally(() => deps.sessionKeys.forget(access.environmentId));
+  }, { lockOrganization: "key share" }).finally(() => deps.sessionKeys.forget(access.environmentId));
 }
 
 /**

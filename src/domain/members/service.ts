@@ -43,7 +43,7 @@ export async function updateMemberRole(deps: Deps, access: OrganizationAccess, m
     const updated = await members.setMemberRole(t, access.organizationId, memberId, role);
     await record({ action: "member.updated", resourceType: "member", resourceId: memberId, before: auditView(target), after: auditView(updated), environmentId: null });
     return { updated, hashes: await members.tokenHashesCreatedBy(t, access.organizationId, memberId) };
-  });
+  }, { lockOrganization: "key share" });
   // Environment tokens act with their creator's role: their cached principals carry the old one.
   await dropCachedPrincipals(deps, hashes);
   return updated;
@@ -66,7 +66,7 @@ export async function deleteMember(deps: Deps, access: OrganizationAccess, membe
       environmentId: null,
     });
     return deactivated;
-  });
+  }, { lockOrganization: "key share" });
   await dropCachedPrincipals(deps, hashes);
 }
 
@@ -107,7 +107,7 @@ export async function delegateOwnership(
       ...(await members.tokenHashesCreatedBy(t, access.organizationId, previousOwner.id)),
     ];
     return { member, previousOwner, hashes };
-  });
+  }, { lockOrganization: "key share" });
   await dropCachedPrincipals(deps, result.hashes);
   return { member: result.member, previousOwner: result.previousOwner };
 }

@@ -36,7 +36,7 @@ async function issue(deps: Pick<Deps, "db">, caller: MfaCaller, replace: boolean
   });
 }
 
-/** The first read after a device was verified makes the codes and answers them; later reads answer 409. */
+/** The first read after a device was verified makes the codes and answers them; every read after it answers 409. */
 export async function showRecoveryCodes(deps: Deps, caller: MfaCaller): Promise<string[]> {
   requireBackupCodes(await mfaPolicy(deps, caller));
   return issue(deps, caller, false);

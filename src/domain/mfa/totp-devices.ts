@@ -16,7 +16,7 @@ import { newTotpSecret, totpStepOf, totpUri } from "./totp.js";
 
 /**
  * TOTP devices: enrolment (a secret made here, sealed at rest and bound to the device id, shown once with
- * its otpauth:// URI), its verification with a first code, and authentication with later codes.
+ * its otpauth:// URI), its verification with a first code, and authentication with the codes that follow.
  */
 
 /** Binds a sealed TOTP secret to its device row (a sealed value copied to another row does not open). */

@@ -62,7 +62,7 @@ export async function updateOrganization(deps: Deps, access: OrganizationAccess,
     const after = (await orgs.updateOrganization(t, access.organizationId, patch))!;
     await record({ action: "organization.updated", resourceType: "organization", resourceId: after.id, before: auditView(before), after: auditView(after), environmentId: null });
     return { ...after, role: access.role };
-  });
+  }, { lockOrganization: "key share" });
 }
 
 export async function updateOrganizationAddress(deps: Deps, access: OrganizationAccess, address: orgs.OrganizationAddress) {
@@ -79,7 +79,7 @@ export async function updateOrganizationAddress(deps: Deps, access: Organization
       environmentId: null,
     });
     return { ...after, role: access.role };
-  });
+  }, { lockOrganization: "key share" });
 }
 
 /**
@@ -96,6 +96,6 @@ export async function deleteOrganization(deps: Deps, access: OrganizationAccess)
     await record({ action: "organization.deleted", resourceType: "organization", resourceId: access.organizationId, before: found, environmentId: null });
     await orgs.deleteOrganization(t, access.organizationId);
     return h;
-  });
+  }, { lockOrganization: "update" });
   await dropCachedPrincipals(deps, hashes);
 }

@@ -66,7 +66,7 @@ export function authenticationOptions(rp: RelyingParty, challenge: string, allow
   });
 }
 
-/** A credential a registration proved: what is stored to check its assertions later. */
+/** A credential a registration proved: what is stored to check its assertions with. */
 export type RegisteredKey = Pick<
   PasskeyRecord,
   "credentialId" | "publicKey" | "signCount" | "transports" | "aaguid" | "attestationFormat" | "deviceType" | "backedUp"

@@ -35,7 +35,7 @@ export async function createProject(deps: Deps, access: OrganizationAccess, inpu
     const created = (await projects.findProject(t, access.organizationId, id))!;
     await record({ action: "project.created", resourceType: "project", resourceId: id, after: auditView(created), environmentId: null });
     return created;
-  });
+  }, { lockOrganization: "key share" });
 }
 
 export async function updateProject(deps: Deps, access: ProjectAccess, patch: { name?: string; description?: string | null }) {
@@ -43,11 +43,12 @@ export async function updateProject(deps: Deps, access: ProjectAccess, patch: { 
   return audited(deps, access, async (t, record) => {
     const before = await projects.findProject(t, access.organizationId, access.projectId);
     if (!before) throw notFound("project");
-    await projects.updateProject(t, access.organizationId, access.projectId, patch);
+    // Read before the update's row lock: a deletion that committed meanwhile leaves nothing to update.
+    if (!(await projects.updateProject(t, access.organizationId, access.projectId, patch))) throw notFound("project");
     const after = (await projects.findProject(t, access.organizationId, access.projectId))!;
     await record({ action: "project.updated", resourceType: "project", resourceId: after.id, before: auditView(before), after: auditView(after), environmentId: null });
     return after;
-  });
+  }, { lockOrganization: "key share" });
 }
 
 /** Deletes the project, its environments and everything in them; their tokens stop working at once. */
@@ -56,9 +57,10 @@ export async function deleteProject(deps: Deps, access: ProjectAccess): Promise<
     const before = await projects.findProject(t, access.organizationId, access.projectId);
     if (!before) throw notFound("project");
     const h = await projects.projectTokenHashes(t, access.organizationId, access.projectId);
-    await projects.deleteProject(t, access.organizationId, access.projectId);
+    // Of two deletions at once, the second finds the row gone once the first commits: 404, as after it.
+    if (!(await projects.deleteProject(t, access.organizationId, access.projectId))) throw notFound("project");
     await record({ action: "project.deleted", resourceType: "project", resourceId: before.id, before: auditView(before), environmentId: null });
     return h;
-  });
+  }, { lockOrganization: "key share" });
   await dropCachedPrincipals(deps, hashes);
 }

@@ -12,7 +12,7 @@ import { BASE_SCOPE } from "./tokens.js";
 /**
  * A token presented again after its refresh generation was spent, sooner than this after the refresh
  * that spent it, is taken for the same client refreshing twice at once (two tabs, a retry): refused, the
- * session kept. Later it is taken for a copy in other hands (OAuth 2.1's refresh token reuse): refused and
+ * session kept. Past it, it is taken for a copy in other hands (OAuth 2.1's refresh token reuse): refused and
  * the whole session revoked, the newest tokens included, since which side is the thief cannot be told.
  */
 const REFRESH_REUSE_GRACE_SECONDS = 10;

@@ -106,7 +106,7 @@ function evm(input: SignMessageInput, allowedEvmChainIds?: readonly number[]): {
     const address = evmAddress(a.address, "context.eip7702Auth.address");
     if (!Number.isSafeInteger(a.chainId) || a.chainId < 0 || !Number.isSafeInteger(a.nonce) || a.nonce < 0) throw invalid("context.eip7702Auth", "chainId and nonce are non-negative integers");
     const digest = hashAuthorization({ contractAddress: address, chainId: a.chainId, nonce: a.nonce });
-    // Delegating the account to a contract is a transaction to it that lets the contract spend anything later:
+    // Delegating the account to a contract is a transaction to it that lets the contract spend anything from then on:
     // the delegate is named, the value it may move is not.
     // Chain 0 authorises the delegation on every chain: bound to none.
     const request: SigningRequest = { chain: "EVM", method: "signTransaction", recipients: [address], value: "0", unknownValue: true, ...(a.chainId > 0 ? { chainId: a.chainId } : {}) };

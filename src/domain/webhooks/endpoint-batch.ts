@@ -35,7 +35,7 @@ import { acquireBatchSlot, acquireDeliverySlots, batchesInFlight, batchLimits, t
  * during the batch ends the actor as the next batch would (its waiting messages cancelled).
  */
 export type BatchOutcome =
-  /** The environment's in-flight batches are all taken (another tenant's work is not held up): try later. */
+  /** The environment's in-flight batches are all taken (another tenant's work is not held up): the actor waits and tries again. */
   | { kind: "busy" }
   /** The endpoint is gone, or disabled (its waiting messages were cancelled): the actor ends. */
   | { kind: "stopped"; reason: "missing" | "disabled" }

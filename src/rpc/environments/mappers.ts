@@ -8,7 +8,7 @@ const VERIFIED_FIELDS = new Set(["email", "phoneNumber"]);
 
 /** The settings message: the stored document plus kyc, the client's view of sdk.collectUserData. */
 export function toEnvironmentSettings(settings: EnvironmentView["settings"]) {
-  // Stored in the message's own JSON form; fields a later version dropped are ignored.
+  // Stored in the message's own JSON form; fields a newer version dropped are ignored.
   const message = fromJson(EnvironmentSettingsSchema, settings as unknown as JsonObject, { ignoreUnknownFields: true });
   const collect = (settings.sdk.collectUserData ?? {}) as Record<string, { enabled?: boolean; required?: boolean }>;
   message.kyc = Object.entries(collect).map(([name, rule]) =>

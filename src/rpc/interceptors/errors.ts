@@ -1,15 +1,19 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { DomainError, toConnectError, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../../errors.js";
 import { asUnavailable } from "../../infra/dependency-errors.js";
+import type { UndeclaredErrorSettings } from "../../config.js";
 import type { Logger } from "../../log.js";
 import { requestIdKey } from "../context.js";
+import { undeclaredErrorCheck } from "../undeclared-errors.js";
 
 /**
  * Maps DomainErrors to ConnectErrors carrying the kind/code/payload metadata the gateway turns into the
  * spec's body. Anything unexpected is logged with the request id and answered as a bare internal error,
- * so no internals (SQL, stack traces) reach a caller.
+ * so no internals (SQL, stack traces) reach a caller. A domain error the RPC does not declare is noted, and
+ * under enforcement answered as 500 undeclared_error instead (src/rpc/undeclared-errors.ts).
  */
-export function errorInterceptor(log: Logger): Interceptor {
+export function errorInterceptor(log: Logger, undeclared?: UndeclaredErrorSettings): Interceptor {
+  const undeclaredInstead = undeclaredErrorCheck(log, undeclared);
   return (next) => async (req) => {
     try {
       return await next(req);
@@ -18,10 +22,15 @@ export function errorInterceptor(log: Logger): Interceptor {
       const down = asUnavailable(err);
       if (down) {
         log.warn("dependency unavailable", { requestId: req.contextValues.get(requestIdKey), code: down.code, error: err instanceof Error ? err.message : String(err) });
+        const instead = undeclaredInstead(req.method, down);
+        if (instead) throw toConnectError(instead);
         // An error that names its own wait (a vendor's Retry-After, passed on) keeps it; the default otherwise.
         throw toConnectError(down, retryAfterOf(down) ?? { "retry-after": String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
       }
-      if (err instanceof DomainError) throw toConnectError(err, retryAfterOf(err));
+      if (err instanceof DomainError) {
+        const instead = undeclaredInstead(req.method, err);
+        throw instead ? toConnectError(instead) : toConnectError(err, retryAfterOf(err));
+      }
       if (err instanceof ConnectError) {
         if (err.code !== Code.Internal && err.code !== Code.Unknown) throw err;
         log.error("internal error", { requestId: req.contextValues.get(requestIdKey), error: err.message, cause: String(err.cause ?? "") });

@@ -21,7 +21,7 @@ export function createInterceptors(deps: Deps): Interceptor[] {
   return [
     ...(tracing ? [tracingInterceptor(tracing.tracer)] : []),
     requestLogInterceptor(deps.log),
-    errorInterceptor(deps.log),
+    errorInterceptor(deps.log, deps.config.undeclaredErrors),
     authnInterceptor(deps),
     rateLimitInterceptor(deps.store, deps.config.rateLimitPerMinute, deps.config.sdkRateLimits),
     validationInterceptor(),

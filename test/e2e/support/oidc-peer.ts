@@ -4,8 +4,8 @@ import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
 import Provider from "oidc-provider";
 
 /**
- * A real OpenID Provider (oidc-provider, certified) on loopback for the OAuth tests, the README's local
- * provider and the bench: one client registered for the given redirect URIs, any login accepted by its
+ * A real OpenID Provider (oidc-provider, certified) on loopback for the OAuth tests, the guide's local
+ * provider (docs/guide/oauth-oidc.md) and the bench: one client registered for the given redirect URIs, any login accepted by its
  * built-in login and consent pages (devInteractions), accounts whose claims derive from the login.
  * `tamper` rewrites the next ID tokens the token endpoint answers, re-signed with the provider's own key:
  * the wrong audience, an expired token, another nonce, or a broken signature (the attacks the relying

@@ -248,7 +248,7 @@ export async function exportPrivateKey(deps: RoomDeps, caller: WaasCaller, walle
   }
 }
 
-/** createRooms / createRoomsWithoutWalletId: rooms reserved ahead, which a later signMessage names. */
+/** createRooms / createRoomsWithoutWalletId: rooms reserved ahead, which a signMessage afterwards names. */
 export async function reserveRooms(deps: RoomDeps, caller: WaasCaller, input: { walletId: string | null; roomType: string; roomCount?: number; thresholdSignatureScheme?: string }): Promise<string[]> {
   if (input.roomType !== "threshold" && input.roomType !== "full") throw badRequest("invalid_room_type", "roomType must be threshold or full", { field: "roomType" });
   if (input.walletId) await callerWallet(deps, caller, input.walletId);
