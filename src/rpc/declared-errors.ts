@@ -33,16 +33,18 @@ const cache = new WeakMap<DescMethod, readonly DeclaredError[]>();
  * then code. The OpenAPI document lists these, and the test run refuses any other (src/rpc/undeclared-errors.ts).
  */
 export function declaredErrors(method: DescMethod): DeclaredError[] {
-  let list = cache.get(method);
-  if (!list) cache.set(method, (list = collect(method)));
-  return list.map((e) => ({ ...e }));
+  return listOf(method).map((e) => ({ ...e }));
 }
 
 /** Whether `declaredErrors(method)` has this (code, status): the error path's question, without copies. */
 export function isDeclared(method: DescMethod, code: string, status: number): boolean {
+  return listOf(method).some((e) => e.code === code && e.status === status);
+}
+
+function listOf(method: DescMethod): readonly DeclaredError[] {
   let list = cache.get(method);
   if (!list) cache.set(method, (list = collect(method)));
-  return list.some((e) => e.code === code && e.status === status);
+  return list;
 }
 
 function collect(method: DescMethod): DeclaredError[] {

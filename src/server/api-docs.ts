@@ -1,11 +1,7 @@
 import { readFile } from "node:fs/promises";
-import type http from "node:http";
-import type http2 from "node:http2";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-
-type Req = http.IncomingMessage | http2.Http2ServerRequest;
-type Res = http.ServerResponse | http2.Http2ServerResponse;
+import { sendBody, type Req, type Res } from "./replies.js";
 
 /** The document `npm run gen` writes (scripts/protoc-gen-openapi.ts). */
 const DEFAULT_DOCUMENT = fileURLToPath(new URL("../gen/openapi.json", import.meta.url));
@@ -75,14 +71,9 @@ export function createApiDocs(documentPath = DEFAULT_DOCUMENT) {
     res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...headers });
     res.end(text);
   };
-  const send = (req: Req, res: Res, type: string, body: string | Buffer, headers: Record<string, string>) => {
-    res.writeHead(200, { "content-type": type, "content-length": String(Buffer.byteLength(body)), ...headers });
-    if (req.method === "HEAD") res.end();
-    else res.end(body);
-  };
   const fromFile = (req: Req, res: Res, read: () => Promise<Buffer>, type: string, headers: Record<string, string>, missing: string) => {
     read().then(
-      (body) => send(req, res, type, body, headers),
+      (body) => sendBody(req, res, type, body, headers),
       () => plain(res, 404, missing),
     );
   };
@@ -100,11 +91,11 @@ export function createApiDocs(documentPath = DEFAULT_DOCUMENT) {
       return true;
     }
     if (urlPath === DOCS_PATH || urlPath === DOCS_PATH + "/") {
-      send(req, res, "text/html; charset=utf-8", PAGE, PAGE_HEADERS);
+      sendBody(req, res, "text/html; charset=utf-8", PAGE, PAGE_HEADERS);
       return true;
     }
     if (urlPath === `${ASSETS}reference.js`) {
-      send(req, res, "text/javascript; charset=utf-8", REFERENCE_SCRIPT, PAGE_HEADERS);
+      sendBody(req, res, "text/javascript; charset=utf-8", REFERENCE_SCRIPT, PAGE_HEADERS);
       return true;
     }
     if (urlPath === `${ASSETS}redoc.standalone.js`) {

@@ -1,11 +1,7 @@
 import { readFile } from "node:fs/promises";
-import type http from "node:http";
-import type http2 from "node:http2";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-
-type Req = http.IncomingMessage | http2.Http2ServerRequest;
-type Res = http.ServerResponse | http2.Http2ServerResponse;
+import { sendBody, type Req, type Res } from "./replies.js";
 
 /** Where `npm run build:demo` (scripts/build-demo.ts) writes the page: demo/dist at the repository's root. */
 const DEFAULT_DEMO_DIR = fileURLToPath(new URL("../../demo/dist/", import.meta.url));
@@ -70,11 +66,7 @@ export function createDemoFiles(dir = DEFAULT_DEMO_DIR) {
       return true;
     }
     readFile(path.join(dir, name)).then(
-      (body) => {
-        res.writeHead(200, { "content-type": type, "content-length": String(body.length), ...SECURITY_HEADERS });
-        if (req.method === "HEAD") res.end();
-        else res.end(body);
-      },
+      (body) => sendBody(req, res, type, body, SECURITY_HEADERS),
       (err: NodeJS.ErrnoException) => {
         if (err.code !== "ENOENT") return refuse(res, 500, "internal", "the demo page could not be read");
         if (name === "index.html") return refuse(res, 404, "demo_not_built", "the demo page is not built: run `npm run build:demo` (npm start does)");
