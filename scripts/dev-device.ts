@@ -30,16 +30,28 @@ const file = process.env.SIGIL_DEVICE_FILE ?? ".sigil-device.json";
 const device = existsSync(file) ? TestDevice.fromJSON(JSON.parse(readFileSync(file, "utf8")), passcode) : new TestDevice(passcode);
 const save = () => writeFileSync(file, JSON.stringify(device), { mode: 0o600 });
 
+/** How many times the device waits out the service's request-rate bound before it gives up. */
+const RATE_LIMIT_RETRIES = 5;
+
 async function relay(method: "GET" | "POST", path: string, body?: unknown): Promise<RoomView> {
   if (!env || !jwt) throw new Error("set SIGIL_ENV and SIGIL_JWT");
-  const res = await fetch(`${base()}/api/v0/sdk/${env}/waas/rooms/${path}`, {
-    method,
-    headers: { authorization: `Bearer ${jwt}`, ...(body ? { "content-type": "application/json" } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${res.status} ${JSON.stringify(json)}`);
-  return json as RoomView;
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(`${base()}/api/v0/sdk/${env}/waas/rooms/${path}`, {
+      method,
+      headers: { authorization: `Bearer ${jwt}`, ...(body ? { "content-type": "application/json" } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    const json = await res.json();
+    if (res.ok) return json as RoomView;
+    // Over the SDK's per-address request bound (rate_limited, not a factor's lockout): the service says how long
+    // to wait, and the request changed nothing, so a device waits and asks again, as a client should.
+    const wait = Number(res.headers.get("retry-after") ?? json?.payload?.retryAfterSeconds);
+    if (res.status !== 429 || json?.code !== "rate_limited" || !(wait >= 0) || attempt >= RATE_LIMIT_RETRIES) {
+      throw new Error(`${res.status} ${JSON.stringify(json)}`);
+    }
+    console.error(`rate limited: asking again in ${wait} s`);
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+  }
 }
 
 /** What the device prints after an operation: the wallet, or what the operation made. */

@@ -17,9 +17,11 @@ import { freeRuntimePorts, startRuntimeProcess, waitHealthy, type RuntimeProcess
  * What the test changes, and only this: the server, the dev OIDC provider (9090, OIDC_PORT), the stand-in
  * social hub (18914) and the local chains (8545 EVM_PORT, 8899 SOLANA_PORT) listen on free ports, so those ports in the blocks become them (another run or the
  * developer's own `npm start` may hold the pages'); the shell's `SIGIL_DATA_DIR` is the fresh data dir (what
- * `./data` is for a user); `TMPDIR` is a scratch dir, so `mktemp` lands in it. Every curl request that answers 400 or more
+ * `./data` is for a user); `TMPDIR` is a scratch dir, so `mktemp` lands in it; and the script runs faster than
+ * anyone types, so a request over a request-rate bound (429 `rate_limited`) is repeated after its Retry-After
+ * (CURL_WRAPPER; `npm run dev:device` does the same itself). Every curl request that still answers 400 or more
  * must be one its page shows failing (`"error"` or the status in its comment; a 429 or 5xx only by its
- * status), so a block that silently gets `domain_not_allowed`, a revoked JWT or a rate limit fails the test.
+ * status), so a block that silently gets `domain_not_allowed`, a revoked JWT or a lockout fails the test.
  */
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -122,6 +124,48 @@ interface Source {
   line: number;
 }
 
+/**
+ * The shell's curl. Every curl reports its status and the script line that ran it on stderr, after the body; a
+ * command's own -w comes later on the command line and wins (those commands print their status themselves).
+ * A 429 `rate_limited` (a request-rate bound such as the SDK's 60 requests per 10 s per address, not a
+ * factor's lockout) is waited out as its Retry-After says and the request repeated, at most
+ * RATE_LIMIT_RETRIES times: a user typing the commands never makes 60 SDK requests in 10 s, the script does,
+ * and the refused request changed nothing. So that the wrapper sees the body, a command's `-o FILE` is pointed
+ * at the wrapper's own file, copied to FILE once the answer is final. Each wait is reported (`@@paced <script line> <seconds>`) and counted in the
+ * test's output.
+ */
+const RATE_LIMIT_RETRIES = 6;
+const CURL_WRAPPER = `curl() {
+  local line=\${BASH_LINENO[0]} dir rc status wait tries=0 to= args=()
+  dir=$(command mktemp -d)
+  local body=$dir/o
+  while (($#)); do
+    case $1 in
+      -o | --output) to=$2; body=$dir/b; args+=(-o "$body"); shift 2 ;;
+      *) args+=("$1"); shift ;;
+    esac
+  done
+  while :; do
+    rc=0
+    : >"$dir/h"
+    command curl -D "$dir/h" -w "%{stderr}\\n@@http %{http_code} $line\\n" "\${args[@]}" >"$dir/o" 2>"$dir/e" || rc=$?
+    status=$(awk '/^HTTP\\//{s=$2} END{print s}' "$dir/h")
+    if [[ $status == 429 && $tries -lt ${RATE_LIMIT_RETRIES} ]] && grep -qs '"code":"rate_limited"' "$body"; then
+      wait=$(awk 'tolower($1)=="retry-after:"{w=$2} END{print w+0}' "$dir/h")
+      printf '@@paced %s %s\\n' "$line" "$wait" >&2
+      sleep "$wait"
+      tries=$((tries + 1))
+      continue
+    fi
+    break
+  done
+  if [[ -n $to ]]; then cat "$body" >"$to"; fi
+  cat "$dir/o"
+  cat "$dir/e" >&2
+  rm -rf "$dir"
+  return $rc
+}`;
+
 interface Script {
   text: string;
   /** The page line of each script line (index: the 1-based script line; undefined: the test's own preamble). */
@@ -144,9 +188,7 @@ function buildScript(blocks: Block[], ports: Ports): Script {
     source.push(undefined);
   };
   own("set -euo pipefail");
-  // Every curl reports its status and the script line that ran it on stderr, after the body; a command's own
-  // -w comes later on the command line and wins (those commands print their status themselves).
-  own(`curl() { command curl -w "%{stderr}\\n@@http %{http_code} \${BASH_LINENO[0]}\\n" "$@"; }`);
+  for (const line of CURL_WRAPPER.split("\n")) own(line);
   own(`trap 'echo "@@failed at script line $LINENO: $BASH_COMMAND" >&2' ERR`);
   for (const b of blocks) {
     if (b.skip) continue;
@@ -314,8 +356,10 @@ describe("the walk-through of the README and the guide", () => {
     if (process.env.SIGIL_WALKTHROUGH_LOG) copyFileSync(logFile, process.env.SIGIL_WALKTHROUGH_LOG);
     const walkMs = Date.now() - started - healthyMs;
     const log = readFileSync(logFile, "utf8");
+    const paced = [...log.matchAll(/^@@paced \d+ (\d+)$/gm)].map((m) => Number(m[1]));
     console.log(
-      `walk-through: healthy in ${healthyMs} ms, ${blocks.filter((b) => !b.skip).length} blocks in ${walkMs} ms\n  ${blockTimes(log, blocks).join("\n  ")}`,
+      `walk-through: healthy in ${healthyMs} ms, ${blocks.filter((b) => !b.skip).length} blocks in ${walkMs} ms, ` +
+        `${paced.length} requests repeated after a rate limit (${paced.reduce((a, b) => a + b, 0)} s waited)\n  ${blockTimes(log, blocks).join("\n  ")}`,
     );
 
     const failure = judge(log, timedOut ? null : exitCode, blocks, script, docs);
