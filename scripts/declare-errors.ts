@@ -16,16 +16,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DescMethod } from "@bufbuild/protobuf";
-import { declaredErrors } from "../src/rpc/declared-errors.js";
+import { declaredErrors, type DeclaredError } from "../src/rpc/declared-errors.js";
 import { apiServices } from "../src/rpc/routes.js";
 import type { UndeclaredErrorRecord } from "../src/rpc/undeclared-errors.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-
-interface Entry {
-  code: string;
-  status: number;
-}
 
 function readRecords(files: readonly string[]): UndeclaredErrorRecord[] {
   return files.flatMap((f) =>
@@ -59,8 +54,8 @@ function methodBlock(source: string, method: DescMethod): { start: number; end: 
 const ERROR_LINE = /\n[ \t]*errors:\s*\{\s*code:\s*"([^"]+)"\s*,?\s*status:\s*(\d+)\s*\}/g;
 
 /** The block with `entries` added to its `errors` lines, all of them last, sorted by status then code. */
-export function withErrors(block: string, entries: readonly Entry[]): string {
-  const all = new Map<string, Entry>();
+export function withErrors(block: string, entries: readonly DeclaredError[]): string {
+  const all = new Map<string, DeclaredError>();
   for (const m of block.matchAll(ERROR_LINE)) all.set(`${m[2]} ${m[1]}`, { code: m[1], status: Number(m[2]) });
   for (const e of entries) all.set(`${e.status} ${e.code}`, e);
   const sorted = [...all.values()].sort((a, b) => a.status - b.status || (a.code < b.code ? -1 : 1));
@@ -76,7 +71,7 @@ function main(files: string[]) {
     process.exit(2);
   }
   const methods = new Map<string, DescMethod>(apiServices.flatMap((s) => s.methods.map((m) => [`${s.typeName}.${m.name}`, m] as const)));
-  const byMethod = new Map<DescMethod, Entry[]>();
+  const byMethod = new Map<DescMethod, DeclaredError[]>();
   const skipped = new Set<string>();
   for (const r of readRecords(files)) {
     const method = methods.get(r.method);
@@ -93,7 +88,7 @@ function main(files: string[]) {
     if (!list.some((e) => e.code === r.code && e.status === r.status)) list.push({ code: r.code, status: r.status });
     byMethod.set(method, list);
   }
-  const byFile = new Map<string, [DescMethod, Entry[]][]>();
+  const byFile = new Map<string, [DescMethod, DeclaredError[]][]>();
   for (const [m, entries] of byMethod) byFile.set(m.parent.file.name, [...(byFile.get(m.parent.file.name) ?? []), [m, entries]]);
   for (const [name, list] of byFile) {
     // protobuf-es names a file by its path without the .proto extension.

@@ -1,6 +1,5 @@
-import { p256 } from "@noble/curves/nist.js";
-import { base64urlnopad } from "@scure/base";
 import { CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK } from "jose";
+import { keygenIdJwk, keygenIdOf } from "../../src/crypto/keygen-id.js";
 import { verifyShare, type ShareSetPublic } from "../../src/crypto/threshold/shares.js";
 
 /**
@@ -29,13 +28,6 @@ interface ShareSetView extends ShareSetPublic {
   encryptedShares: { holderIndex: number; keygenId: string; encryptedShare: string }[];
 }
 
-/** The P-256 public key a keygen id names, as a JWK for jose. */
-function keygenIdJwk(keygenId: string) {
-  const point = p256.Point.fromBytes(base64urlnopad.decode(keygenId)).toAffine();
-  const coordinate = (n: bigint) => base64urlnopad.encode(p256.Point.Fp.toBytes(n));
-  return { kty: "EC", crv: "P-256", x: coordinate(point.x), y: coordinate(point.y) };
-}
-
 export class BrowserDevice {
   private readonly keys = new Map<string, CryptoKey>();
   private shares = new Map<number, string>();
@@ -45,9 +37,7 @@ export class BrowserDevice {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
       const { privateKey, publicKey } = await generateKeyPair("ECDH-ES", { crv: "P-256", extractable: false });
-      const jwk = await exportJWK(publicKey);
-      const point = p256.Point.fromAffine({ x: p256.Point.Fp.fromBytes(base64urlnopad.decode(jwk.x!)), y: p256.Point.Fp.fromBytes(base64urlnopad.decode(jwk.y!)) });
-      const id = base64urlnopad.encode(point.toBytes(true));
+      const id = keygenIdOf(await exportJWK(publicKey));
       this.keys.set(id, privateKey as CryptoKey);
       ids.push(id);
     }

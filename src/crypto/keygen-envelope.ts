@@ -1,8 +1,8 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
-import { p256 } from "@noble/curves/nist.js";
 import { base64urlnopad } from "@scure/base";
 import { CompactEncrypt, compactDecrypt } from "jose";
 import { badRequest, unprocessable } from "../errors.js";
+import { keygenIdOf } from "./keygen-id.js";
 
 /**
  * Envelopes between the user's device and the service for key-share operations (the WaaS "rooms",
@@ -41,14 +41,6 @@ export function newKeygenKey(): { keygenId: string; privateJwk: string } {
   const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const jwk = privateKey.export({ format: "jwk" });
   return { keygenId: keygenIdOf(jwk), privateJwk: JSON.stringify(jwk) };
-}
-
-/** The keygen id of a P-256 JWK (public or private). */
-export function keygenIdOf(jwk: { x?: string; y?: string }): string {
-  const x = base64urlnopad.decode(jwk.x ?? "");
-  const y = base64urlnopad.decode(jwk.y ?? "");
-  const point = p256.Point.fromAffine({ x: p256.Point.Fn.fromBytes(x), y: p256.Point.Fn.fromBytes(y) });
-  return base64urlnopad.encode(point.toBytes(true));
 }
 
 /** `plaintext` as a JWE compact to the key a keygen id names, labelled (authenticated, not secret). */

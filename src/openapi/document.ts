@@ -1,7 +1,8 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { buildRoutes, type Route } from "../gateway/rules.js";
-import { ERROR_BODY_NAME, ERROR_BODY_SCHEMA, type DocumentedError } from "./errors.js";
+import { ERROR_BODY_NAME, ERROR_BODY_SCHEMA } from "./errors.js";
 import { API_TOKEN_SCHEME, buildOperation, END_USER_SCHEME, openApiPath, tagOf } from "./operations.js";
+import type { DeclaredError } from "../rpc/declared-errors.js";
 import { SchemaRegistry } from "./schemas.js";
 import { operationKey } from "./spec-names.js";
 import type { Describe, OpenApiDocument } from "./types.js";
@@ -15,7 +16,7 @@ export interface DocumentOptions {
   /** Operation names of the contract by operationKey (spec-names.ts). */
   specNames?: ReadonlyMap<string, string>;
   /** The errors each RPC declares (src/rpc/declared-errors.ts). */
-  declaredErrors: (route: Route) => readonly DocumentedError[];
+  declaredErrors: (route: Route) => readonly DeclaredError[];
 }
 
 /**

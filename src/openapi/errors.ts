@@ -1,11 +1,6 @@
 import type { Route } from "../gateway/rules.js";
+import type { DeclaredError } from "../rpc/declared-errors.js";
 import type { JsonSchema, Response } from "./types.js";
-
-/** One error an operation can answer: the spec's snake_case code and its HTTP status. */
-export interface DocumentedError {
-  code: string;
-  status: number;
-}
 
 /** The spec's error body (src/gateway/errors.ts, ErrorBody), a component every error answer refers to. */
 export const ERROR_BODY_NAME = "Error";
@@ -24,10 +19,10 @@ export const ERROR_BODY_SCHEMA: JsonSchema = {
  * The errors the gateway answers by itself for a route, before or around the RPC (src/gateway/index.ts,
  * request.ts, body.ts, errors.ts): a body it cannot read, a parameter it cannot convert, and the opaque 500.
  */
-export function gatewayErrors(route: Route, hasQuery: boolean, rawBody: boolean): DocumentedError[] {
+export function gatewayErrors(route: Route, hasQuery: boolean, rawBody: boolean): DeclaredError[] {
   // 431: the HTTP server's own answer to a request line or headers over Node's limit, before any route
   // (src/server/client-error.ts); any operation can meet it with a URL long enough.
-  const out: DocumentedError[] = [
+  const out: DeclaredError[] = [
     { code: "internal", status: 500 },
     { code: "request_header_fields_too_large", status: 431 },
   ];
@@ -64,7 +59,7 @@ const STATUS_TEXT: Record<number, string> = {
  * One response per status, its `code` an `enum` of exactly the codes the operation declares for that status,
  * so that a client (or a fuzzer's schema check) sees an undeclared code as a breach of the document.
  */
-export function errorResponses(errors: readonly DocumentedError[]): Record<string, Response> {
+export function errorResponses(errors: readonly DeclaredError[]): Record<string, Response> {
   const byStatus = new Map<number, Set<string>>();
   for (const e of errors) {
     const codes = byStatus.get(e.status) ?? new Set<string>();

@@ -1,8 +1,9 @@
-import type { DescField, DescMessage } from "@bufbuild/protobuf";
+import type { DescField } from "@bufbuild/protobuf";
 import { AuthMode } from "../gen/sigil/options/v0/options_pb.js";
 import { resolveFieldPath, type Route } from "../gateway/rules.js";
+import type { DeclaredError } from "../rpc/declared-errors.js";
 import { authModeOf, fieldRules, methodRules } from "../rpc/method-options.js";
-import { errorResponses, gatewayErrors, type DocumentedError } from "./errors.js";
+import { errorResponses, gatewayErrors } from "./errors.js";
 import type { SchemaRegistry } from "./schemas.js";
 import type { Describe, JsonSchema, Operation, Parameter, Response } from "./types.js";
 
@@ -15,7 +16,7 @@ const HTTP_BODY = "google.api.HttpBody";
 export interface OperationContext {
   schemas: SchemaRegistry;
   describe: Describe;
-  declaredErrors: (route: Route) => readonly DocumentedError[];
+  declaredErrors: (route: Route) => readonly DeclaredError[];
 }
 
 /** The OpenAPI path of a route: its template with each variable named by the field's JSON name. */
@@ -23,15 +24,13 @@ export function openApiPath(route: Route): string {
   return (
     "/" +
     route.segments
-      .map((s) => (s.kind === "literal" ? s.value : `{${jsonPath(route.method.input, s.fieldPath, route.template)}}`))
+      .map((s) => (s.kind === "literal" ? s.value : `{${jsonPath(resolveFieldPath(route.method.input, s.fieldPath, route.template))}}`))
       .join("/")
   );
 }
 
-function jsonPath(schema: DescMessage, fieldPath: string, where: string): string {
-  return resolveFieldPath(schema, fieldPath, where)
-    .map((f) => f.jsonName)
-    .join(".");
+function jsonPath(fields: readonly DescField[]): string {
+  return fields.map((f) => f.jsonName).join(".");
 }
 
 /** One route as an operation, true to how the gateway transcodes it (src/gateway/request.ts, response.ts). */
@@ -47,7 +46,7 @@ export function buildOperation(route: Route, operationId: string, ctx: Operation
     const fields = resolveFieldPath(input, seg.fieldPath, route.template);
     pathBound.add(fields[0]);
     const leaf = fields[fields.length - 1];
-    parameters.push(describeParam({ name: fields.map((f) => f.jsonName).join("."), in: "path", required: true, schema: ctx.schemas.fieldSchema(leaf, "in") }, ctx.describe(leaf)));
+    parameters.push(describeParam({ name: jsonPath(fields), in: "path", required: true, schema: ctx.schemas.fieldSchema(leaf, "in") }, ctx.describe(leaf)));
   }
 
   // Query parameters: the fields neither the path nor the body binds (a body of "*" binds them all).
@@ -74,7 +73,7 @@ export function buildOperation(route: Route, operationId: string, ctx: Operation
 
   const status = rules.successStatus || 200;
   const responses: Record<string, Response> = { [String(status)]: successResponse(route, status, ctx) };
-  if (answersPage(route)) {
+  if (answersHttpBody(route)) {
     // A browser step may send the browser on (src/gateway/index.ts: a handler's Location makes the answer 303).
     responses["303"] = {
       description: "See other: the browser continues at the Location, with the same page as the body.",
@@ -162,26 +161,22 @@ function successResponse(route: Route, status: number, ctx: OperationContext): R
       content: { "application/json": { schema: {} }, "*/*": { schema: { type: "string", format: "binary" } } },
     };
   }
-  let schema: JsonSchema;
-  let raw = false;
-  if (route.responseBody === "") {
-    raw = method.output.typeName === HTTP_BODY;
-    schema = raw ? { type: "string" } : ctx.schemas.ref(method.output, "out");
-  } else {
-    const fields = resolveFieldPath(method.output, route.responseBody, route.template);
-    const leaf = fields[fields.length - 1];
-    raw = leaf.message?.typeName === HTTP_BODY;
-    schema = raw ? { type: "string" } : ctx.schemas.fieldSchema(leaf, "out");
-  }
   // google.api.HttpBody answers (a browser page, a file) carry the content type their handler gives them.
-  if (raw) return { description: "The page or file, with the Content-Type its handler gives it.", content: { "*/*": { schema } } };
+  if (answersHttpBody(route)) return { description: "The page or file, with the Content-Type its handler gives it.", content: { "*/*": { schema: { type: "string" } } } };
+  const leaf = responseField(route);
+  const schema = leaf ? ctx.schemas.fieldSchema(leaf, "out") : ctx.schemas.ref(method.output, "out");
   return { description: "Success.", content: { "application/json": { schema } } };
 }
 
-/** Whether the route answers a google.api.HttpBody (a page for a browser) rather than JSON. */
-function answersPage(route: Route): boolean {
-  const output = route.method.output;
-  if (route.responseBody === "") return output.typeName === HTTP_BODY;
-  const fields = resolveFieldPath(output, route.responseBody, route.template);
-  return fields[fields.length - 1].message?.typeName === HTTP_BODY;
+/** The output field the route answers (its `response_body`), or undefined when it answers the whole message. */
+function responseField(route: Route): DescField | undefined {
+  if (route.responseBody === "") return undefined;
+  const fields = resolveFieldPath(route.method.output, route.responseBody, route.template);
+  return fields[fields.length - 1];
+}
+
+/** Whether the route answers a google.api.HttpBody (a page for a browser, a file) rather than JSON. */
+function answersHttpBody(route: Route): boolean {
+  const leaf = responseField(route);
+  return (leaf ? leaf.message?.typeName : route.method.output.typeName) === HTTP_BODY;
 }

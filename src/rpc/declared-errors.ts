@@ -1,5 +1,5 @@
 import { ScalarType, type DescMessage, type DescMethod } from "@bufbuild/protobuf";
-import { AuthMode } from "../gen/sigil/options/v0/options_pb.js";
+import { AuthMode, type MethodRules } from "../gen/sigil/options/v0/options_pb.js";
 import { kindToHttpStatus, type ErrorKind } from "../errors.js";
 import { authModeOf, fieldRules, methodRules } from "./method-options.js";
 import { tenantPlanOf } from "./tenant-rules.js";
@@ -49,7 +49,7 @@ function listOf(method: DescMethod): readonly DeclaredError[] {
 
 function collect(method: DescMethod): DeclaredError[] {
   const rules = methodRules(method);
-  const out = [...ALWAYS, ...impliedByAuth(method), ...impliedByTenant(method)];
+  const out = [...ALWAYS, ...impliedByAuth(method, rules), ...impliedByTenant(method)];
   // The validation interceptor checks the declared field rules and every string of the request for text
   // the store cannot keep (src/rpc/interceptors/validation.ts): 400 validation_error.
   if (validates(method.input)) out.push(error("bad_request", "validation_error"));
@@ -60,8 +60,7 @@ function collect(method: DescMethod): DeclaredError[] {
 }
 
 /** src/rpc/interceptors/authn.ts and what it calls. */
-function impliedByAuth(method: DescMethod): DeclaredError[] {
-  const rules = methodRules(method);
+function impliedByAuth(method: DescMethod, rules: MethodRules): DeclaredError[] {
   switch (authModeOf(method)) {
     case AuthMode.NONE:
       return [];

@@ -37,12 +37,13 @@ function checkString(path: string, value: string, f: DescField, out: Violation[]
   const r = fieldRules(f);
   if (!r) return;
   const length = [...value].length;
-  if (r.required && value === "" && !item) return void out.push({ field: path, message: "is required" });
-  // An optional field sent empty is a value (e.g. "clear the label"), except where only named values are
-  // allowed: there an empty one would reach the database as a value no CHECK accepts.
-  if (value === "" && !item && r.allowed.length && f.presence === FeatureSet_FieldPresence.EXPLICIT)
-    return void out.push({ field: path, message: `must be one of: ${r.allowed.join(", ")}` });
-  if (value === "" && !item) return;
+  if (value === "" && !item) {
+    if (r.required) return void out.push({ field: path, message: "is required" });
+    // An optional field sent empty is a value (e.g. "clear the label"), except where only named values are
+    // allowed: there an empty one would reach the database as a value no CHECK accepts.
+    if (r.allowed.length && f.presence === FeatureSet_FieldPresence.EXPLICIT) out.push({ field: path, message: `must be one of: ${r.allowed.join(", ")}` });
+    return;
+  }
   if (r.uuid && !UUID.test(value)) out.push({ field: path, message: "must be a 36-character lowercase UUID" });
   if (r.minLen && length < r.minLen) out.push({ field: path, message: `must be at least ${r.minLen} characters` });
   if (r.maxLen && length > r.maxLen) out.push({ field: path, message: `must be at most ${r.maxLen} characters` });

@@ -59,14 +59,20 @@ const REFERENCE_SCRIPT = `Redoc.init(${JSON.stringify(OPENAPI_PATH)}, ${JSON.str
 })}, document.getElementById("reference"));
 `;
 
+/** A file read once and kept; a failed read is not kept, so the next request tries again (e.g. after `npm run gen`). */
+function cachedRead(file: string): () => Promise<Buffer> {
+  let read: Promise<Buffer> | undefined;
+  return () => (read ??= readFile(file).catch((err: unknown) => ((read = undefined), Promise.reject(err))));
+}
+
 /**
  * GET /openapi.json (the document generated from the protos, read once) and GET /docs (the API reference,
  * rendered in the browser by Redoc from that document). Public, like the protos they come from. Answers
  * true when the path was one of theirs.
  */
 export function createApiDocs(documentPath = DEFAULT_DOCUMENT) {
-  let document: Promise<Buffer> | undefined;
-  let bundle: Promise<Buffer> | undefined;
+  const document = cachedRead(documentPath);
+  const bundle = cachedRead(RENDERER_BUNDLE);
   const plain = (res: Res, status: number, text: string, headers: Record<string, string> = {}) => {
     res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...headers });
     res.end(text);
@@ -85,9 +91,7 @@ export function createApiDocs(documentPath = DEFAULT_DOCUMENT) {
       return true;
     }
     if (urlPath === OPENAPI_PATH) {
-      // A failed read is not kept: the next request tries again (e.g. after `npm run gen`).
-      const read = () => (document ??= readFile(documentPath).catch((err: unknown) => ((document = undefined), Promise.reject(err))));
-      fromFile(req, res, read, "application/json; charset=utf-8", { "cache-control": "no-cache" }, "the OpenAPI document is not generated: run `npm run gen`\n");
+      fromFile(req, res, document, "application/json; charset=utf-8", { "cache-control": "no-cache" }, "the OpenAPI document is not generated: run `npm run gen`\n");
       return true;
     }
     if (urlPath === DOCS_PATH || urlPath === DOCS_PATH + "/") {
@@ -99,8 +103,7 @@ export function createApiDocs(documentPath = DEFAULT_DOCUMENT) {
       return true;
     }
     if (urlPath === `${ASSETS}redoc.standalone.js`) {
-      const read = () => (bundle ??= readFile(RENDERER_BUNDLE));
-      fromFile(req, res, read, "text/javascript; charset=utf-8", { ...PAGE_HEADERS, "cache-control": "public, max-age=3600" }, "the reference page's renderer is not installed\n");
+      fromFile(req, res, bundle, "text/javascript; charset=utf-8", { ...PAGE_HEADERS, "cache-control": "public, max-age=3600" }, "the reference page's renderer is not installed\n");
       return true;
     }
     plain(res, 404, "no such file in the API reference\n");

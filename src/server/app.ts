@@ -1,5 +1,3 @@
-import type http from "node:http";
-import type http2 from "node:http2";
 import { createContextValues, createRouterTransport, type ConnectRouter } from "@connectrpc/connect";
 import { compressionBrotli, compressionGzip, connectNodeAdapter } from "@connectrpc/connect-node";
 import { file_health_v1_health } from "../gen/health/v1/health_pb.js";
@@ -23,6 +21,7 @@ import { scrapeMetrics } from "../observability/metrics/scrape.js";
 import { OPERATOR_PATHS, runChecks, serveOperatorPath, type ReadinessCheck } from "./probes.js";
 import { DEMO_METHODS, createDemoFiles, isDemoPath } from "./demo.js";
 import { API_DOCS_METHODS, createApiDocs, isApiDocsPath } from "./api-docs.js";
+import type { Req, Res } from "./replies.js";
 
 export type { ReadinessCheck } from "./probes.js";
 
@@ -36,8 +35,6 @@ export interface ApiHandlerOptions {
   draining?: () => boolean;
 }
 
-type Req = http.IncomingMessage | http2.Http2ServerRequest;
-type Res = http.ServerResponse | http2.Http2ServerResponse;
 
 /** Answers at least this long are compressed when the caller accepts it (connect-node's default). */
 const COMPRESS_MIN_BYTES = 1024;

@@ -1,10 +1,7 @@
-import type http from "node:http";
-import type http2 from "node:http2";
 import { cors as connectCors } from "@connectrpc/connect";
 import { sdkEnvironmentOf, type OriginVerdict } from "./sdk-origins.js";
+import type { Req, Res } from "./replies.js";
 
-type Req = http.IncomingMessage | http2.Http2ServerRequest;
-type Res = http.ServerResponse | http2.Http2ServerResponse;
 type Handler = (req: Req, res: Res) => void;
 
 /** Request headers a browser script may send: Connect / gRPC-Web's own plus the API's. */

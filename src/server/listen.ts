@@ -2,8 +2,9 @@ import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import { answerClientError } from "./client-error.js";
+import type { Req, Res } from "./replies.js";
 
-type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
+type Handler = (req: Req, res: Res) => void;
 
 const H2_PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 

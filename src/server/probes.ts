@@ -1,13 +1,10 @@
-import type http from "node:http";
-import type http2 from "node:http2";
+import type { Req, Res } from "./replies.js";
 
 export interface ReadinessCheck {
   name: string;
   check(): Promise<boolean>;
 }
 
-type Req = http.IncomingMessage | http2.Http2ServerRequest;
-type Res = http.ServerResponse | http2.Http2ServerResponse;
 
 /** A check that has not answered by then counts as failed: a probe answers fast even when a dependency hangs. */
 const CHECK_TIMEOUT_MS = 1_500;

@@ -1,11 +1,8 @@
-import type http from "node:http";
-import type http2 from "node:http2";
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type TextMapGetter } from "@opentelemetry/api";
 import type { Tracing } from "../infra/tracing.js";
 import type { RestAnswerSeen } from "../gateway/index.js";
+import type { Req, Res } from "./replies.js";
 
-type Req = http.IncomingMessage | http2.Http2ServerRequest;
-type Res = http.ServerResponse | http2.Http2ServerResponse;
 type Handler = (req: Req, res: Res) => void;
 
 const headerGetter: TextMapGetter<Req["headers"]> = {

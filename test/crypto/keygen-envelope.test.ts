@@ -1,7 +1,8 @@
 import { p256 } from "@noble/curves/nist.js";
 import { base64urlnopad } from "@scure/base";
 import { describe, expect, it } from "vitest";
-import { keygenIdKey, keygenIdOf, newKeygenKey } from "../../src/crypto/keygen-envelope.js";
+import { keygenIdKey, newKeygenKey } from "../../src/crypto/keygen-envelope.js";
+import { keygenIdOf } from "../../src/crypto/keygen-id.js";
 import { codeOf } from "../support/domain-errors.js";
 
 const idOf = (bytes: Uint8Array) => base64urlnopad.encode(bytes);

@@ -4,13 +4,14 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { simpleParser } from "mailparser";
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import type { Browser, Page } from "puppeteer-core";
 import { getAddress, recoverMessageAddress, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDemo } from "../../scripts/build-demo.js";
 import { DEFAULT_VERIFICATION_SETTINGS } from "../../src/config.js";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
+import { launchChromium } from "../support/chromium.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 import { call } from "../support/http.js";
 import { waitFor } from "../support/poll.js";
@@ -27,7 +28,6 @@ import { codeIn } from "./support/code-peers.js";
  * test-results/demo/. The attacker's view: no JWT in any URL, cookie or storage, and signing out revokes.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SHOTS = path.resolve(import.meta.dirname, "../../test-results/demo");
 
 let app: TestApp;
@@ -44,8 +44,6 @@ let authenticator: AuthenticatorApp;
 let userId: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`the browser test needs Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH`);
   await buildDemo();
   await mkdir(SHOTS, { recursive: true });
   dataDir = await mkdtemp(path.join(tmpdir(), "sigil-demo-"));
@@ -62,12 +60,7 @@ beforeAll(async () => {
   const origin = await call(app.baseUrl, "POST", `/environments/${tenant.environmentId}/origins`, { token: tenant.token, body: { origin: app.baseUrl } });
   expect(origin.status, origin.text).toBe(201);
 
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    // Chromium's sandbox refuses to run as root (CI runs as root).
-    args: process.getuid?.() === 0 ? ["--no-sandbox"] : [],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   await page.setViewport({ width: 1000, height: 900 });
   page.on("request", (r) => void requested.push(r.url()));

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { Configuration, SDKApi, UsersApi, type FetchAPI } from "@dynamic-labs/sdk-api";
-import puppeteer from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BootstrapResult } from "../../src/domain/tenancy/bootstrap.js";
+import { launchChromium } from "../support/chromium.js";
 import { startTestApp, type TestApp } from "../support/app.js";
 
 /**
@@ -16,7 +16,6 @@ import { startTestApp, type TestApp } from "../support/app.js";
 type Op = { operationId: string; summary: string; responses: Record<string, { content?: Record<string, { schema: { allOf?: { properties?: { code?: { enum?: string[] } } }[] } }> }> };
 type Doc = { openapi: string; paths: Record<string, Record<string, Op>> };
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SHOTS = path.resolve(import.meta.dirname, "../../test-results/openapi");
 const generated = JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../src/gen/openapi.json"), "utf8")) as Doc;
 
@@ -82,9 +81,8 @@ describe("GET /docs", () => {
   });
 
   it("renders the reference in a real browser without a request to any other host", { timeout: 180_000 }, async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`the browser check needs Chromium at ${CHROMIUM} (apt-get install chromium) or CHROMIUM_PATH`);
     await mkdir(SHOTS, { recursive: true });
-    const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.setViewport({ width: 1280, height: 900 });
